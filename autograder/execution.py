@@ -1,0 +1,64 @@
+"""Executing notebook code cells in a namespace, as IPython would, without a kernel."""
+
+from __future__ import annotations
+
+import importlib.util
+import linecache
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+from .notebooks import executable_source
+from .probing import ProbeSet
+
+_SOLUTION_BLOCK = re.compile(r"^([ \t]*)# BEGIN SOLUTION.*?^[ \t]*# END SOLUTION[^\n]*$", re.M | re.S)
+
+
+def fake_otter() -> types.ModuleType:
+    """A stand-in for ``otter`` so that ``grader.check(...)`` costs nothing while grading."""
+    mod = types.ModuleType("otter")
+
+    class Notebook:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def __getattr__(self, name: str) -> Any:
+            return lambda *args, **kwargs: None
+
+    mod.Notebook = Notebook  # type: ignore[attr-defined]
+    return mod
+
+
+def new_namespace() -> dict[str, Any]:
+    return {"__name__": "__main__", "__builtins__": __builtins__}
+
+
+def compile_cell(source: str, index: int) -> types.CodeType:
+    """Compile a cell under the file name ``<cell-N>`` and register its lines, so that
+    ``inspect.getsource`` and tracebacks can read them."""
+    filename = f"<cell-{index}>"
+    text = executable_source(source) + "\n"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    return compile(text, filename, "exec", dont_inherit=True)
+
+
+def stub_source(source: str) -> str:
+    """What otter assign makes of a solution cell: each ``# BEGIN SOLUTION`` block becomes ``...``."""
+    return _SOLUTION_BLOCK.sub(lambda m: m.group(1) + "...", source)
+
+
+def load_probes(path: Path) -> ProbeSet:
+    """Import an assignment's ``probes.py`` (instructor code) and return its ``hidden`` ProbeSet."""
+    name = f"_probes_{path.parent.name.replace('-', '_')}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    hidden = getattr(module, "hidden", None)
+    if not isinstance(hidden, ProbeSet):
+        raise ImportError(f"{path} defines no `hidden = ProbeSet(...)`")
+    return hidden

@@ -1,0 +1,166 @@
+"""Reading notebooks: the otter-assign master's structure and a notebook's executable code.
+
+Everything here is pure data handling (no execution), shared by build, grade and validate.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import yaml
+
+OTTER_LINE = re.compile(r"^\s*(import otter\b|grader\s*=\s*otter\.|grader\.\w+\()")
+_RAW_MARKER = re.compile(r"^\s*#\s*(BEGIN|END)\s+(QUESTION|SOLUTION|TESTS|PROMPT)\b", re.I)
+_TEST_CONFIG = re.compile(r'^\s*(?:.\s*=\s*)?"""?\s*#\s*BEGIN\s*TEST\s*CONFIG', re.I)
+
+
+class NotebookError(Exception):
+    """A file is not a notebook we can read; the message is one line naming the file."""
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """Read and validate ``path`` as an nbformat-4 notebook, or raise :class:`NotebookError`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise NotebookError(f"{path.name}: not a notebook (the file is not UTF-8 text)") from None
+    except OSError as e:
+        raise NotebookError(f"{path.name}: cannot be read ({e.strerror})") from None
+    return parse_notebook(text, path.name)
+
+
+def parse_notebook(text: str, name: str) -> nbformat.NotebookNode:
+    if not text.strip():
+        raise NotebookError(f"{name}: the file is empty")
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as e:  # nbformat raises several types for bad JSON / bad structure
+        reason = "not valid notebook JSON" if "JSON" in type(e).__name__ or "JSON" in str(e)[:80] \
+            else "not a Jupyter notebook"
+        raise NotebookError(f"{name}: {reason}") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise NotebookError(f"{name}: not a Jupyter notebook (no cell list)")
+    for i, cell in enumerate(nb.cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
+            raise NotebookError(f"{name}: cell {i + 1} is malformed")
+        if not isinstance(cell.get("source", ""), str):
+            raise NotebookError(f"{name}: cell {i + 1} has no text source")
+    return nb
+
+
+def is_test_cell(source: str) -> bool:
+    """An otter test cell: a test config block, or a cell that only defines ``test_*`` functions."""
+    if _TEST_CONFIG.match(source):
+        return True
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return bool(tree.body) and all(
+        isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
+        or isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+        and isinstance(n.value.func, ast.Name) and n.value.func.id.startswith("test_")
+        for n in tree.body
+    )
+
+
+def executable_source(source: str) -> str:
+    """A code cell as plain Python: IPython magics and shell escapes dropped, otter calls
+    (``import otter``, ``grader = otter.Notebook(...)``, ``grader.check(...)``) dropped."""
+    if source.lstrip().startswith("%%"):
+        return ""
+    kept = []
+    for line in source.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith(("%", "!")) or OTTER_LINE.match(line):
+            kept.append(line[: len(line) - len(stripped)] + "pass")
+        else:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def code_cells(nb: nbformat.NotebookNode, *, skip_tests: bool = False) -> list[str]:
+    """The sources of ``nb``'s code cells, in order."""
+    return [
+        c.source for c in nb.cells
+        if c.cell_type == "code" and not (skip_tests and is_test_cell(c.source))
+    ]
+
+
+def defined_names(source: str) -> set[str]:
+    """Top-level names a cell defines with ``def``, ``class`` or assignment."""
+    try:
+        tree = ast.parse(executable_source(source))
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    names.add(t.id)
+    return names
+
+
+def insert_after_definition(cells: list[str], names: list[str], source: str) -> list[str]:
+    """``cells`` with ``source`` added as a new cell right after the last cell defining any of
+    ``names`` (so its definitions win, and later cells use them)."""
+    idx = max((i for i, c in enumerate(cells) if defined_names(c) & set(names)), default=None)
+    if idx is None:
+        raise ValueError(f"no code cell defines any of {', '.join(names)}")
+    return cells[: idx + 1] + [source] + cells[idx + 1 :]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question of an otter-assign master notebook."""
+
+    name: str
+    points: float
+    functions: tuple[str, ...]
+    """the top-level functions its solution cells define"""
+
+
+def master_config(nb: nbformat.NotebookNode) -> dict[str, Any]:
+    """The ``# ASSIGNMENT CONFIG`` raw cell, parsed."""
+    for c in nb.cells:
+        if c.cell_type == "raw" and c.source.lstrip().upper().startswith("# ASSIGNMENT CONFIG"):
+            return yaml.safe_load(c.source.split("\n", 1)[1]) or {}
+    return {}
+
+
+def master_questions(nb: nbformat.NotebookNode) -> list[Question]:
+    """The questions of a master, with points and the functions their solution cells define."""
+    questions: list[Question] = []
+    current: dict[str, Any] | None = None
+    in_solution = False
+    functions: list[str] = []
+    for c in nb.cells:
+        text = c.source.strip()
+        if c.cell_type == "raw" and re.match(r"#\s*BEGIN\s+QUESTION", text, re.I):
+            current = yaml.safe_load(text.split("\n", 1)[1]) if "\n" in text else {}
+            functions = []
+        elif c.cell_type == "raw" and re.match(r"#\s*END\s+QUESTION", text, re.I) and current:
+            questions.append(Question(str(current["name"]), float(current.get("points", 0)),
+                                      tuple(functions)))
+            current = None
+        elif c.cell_type == "raw" and re.match(r"#\s*BEGIN\s+SOLUTION", text, re.I):
+            in_solution = True
+        elif c.cell_type == "raw" and re.match(r"#\s*END\s+SOLUTION", text, re.I):
+            in_solution = False
+        elif c.cell_type == "code" and in_solution and current is not None:
+            functions += sorted(defined_names(c.source) - set(functions))
+    return questions
+
+
+def is_marker_cell(cell: Any) -> bool:
+    return cell.cell_type == "raw" and bool(
+        _RAW_MARKER.match(cell.source) or cell.source.lstrip().upper().startswith("# ASSIGNMENT")
+    )

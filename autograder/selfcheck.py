@@ -1,0 +1,126 @@
+"""In-process check of an assignment's probes while writing it (no sandbox, no build):
+
+    python -m autograder.selfcheck 01-broadcasting [-q q3]
+
+Runs the master's reference solution, the stub and every known-wrong answer under
+``tests/mutants/<assignment>/`` through the hidden probes and prints which pass. The real gate is
+``python -m autograder validate``; this is the quick loop for authors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from .config import load_course
+from .execution import compile_cell, fake_otter, load_probes, new_namespace, stub_source
+from .notebooks import code_cells, insert_after_definition, is_test_cell, master_questions
+from .probing import Probe, ProbeSet, decode_run, judge_probe, run_probe, score_question
+
+
+def run_cells(cells: list[str]) -> tuple[dict[str, Any], list[str]]:
+    sys.modules["otter"] = fake_otter()
+    env = new_namespace()
+    errors = []
+    for i, src in enumerate(cells):
+        try:
+            exec(compile_cell(src, i), env)  # noqa: S102
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"cell {i}: {type(e).__name__}: {e}")
+    return env, errors
+
+
+def score(probes: list[Probe], env: dict[str, Any], ref: dict[str, Any], seed: int) -> dict[str, str | None]:
+    return {
+        p.id: judge_probe(p, decode_run(run_probe(p, env, seed)), ref[p.id]) for p in probes
+    }
+
+
+def question_scores(
+    hidden: ProbeSet, questions: dict[str, Any], problems: dict[str, str | None]
+) -> dict[str, tuple[float, list[str]]]:
+    out = {}
+    for q, question in questions.items():
+        probes = [p for p in hidden.for_question(q) if p.id in problems]
+        if probes:
+            out[q] = score_question(probes, hidden.points(q, question.points), problems)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignment")
+    parser.add_argument("-q", "--question", help="only this question")
+    args = parser.parse_args(argv)
+    course = load_course(check_files=False)
+    a = course.assignment(args.assignment)
+    nb = nbformat.read(a.master, as_version=4)
+    probes = load_probes(a.probes_file)
+    seed = course.grading.seed
+    questions = {q.name: q for q in master_questions(nb)}
+    cells = code_cells(nb)
+    ok = True
+
+    ref_env, errors = run_cells(cells)
+    for e in errors:
+        print("reference:", e)
+        ok = False
+    selected = [p for p in probes.probes if not args.question or p.question == args.question]
+    ref: dict[str, Any] = {}
+    for p in selected:
+        r1 = decode_run(run_probe(p, ref_env, seed))
+        ref[p.id] = r1
+        if not r1["ok"]:
+            print(f"REFERENCE FAILS {p.id}: {r1['error']}")
+            ok = False
+            continue
+        problem = judge_probe(p, decode_run(run_probe(p, ref_env, seed)), r1)
+        if problem:
+            print(f"REFERENCE NOT DETERMINISTIC {p.id}: {problem}")
+            ok = False
+    if not ok:
+        return 1
+    for q in questions:
+        if not probes.for_question(q):
+            print(f"NO PROBES for {q}")
+            ok = False
+
+    stub_cells = [c if is_test_cell(c) else stub_source(c) for c in cells]
+    stub_env, _ = run_cells(stub_cells)
+    stub_scores = question_scores(probes, questions, score(selected, stub_env, ref, seed))
+    for q, (earned, _) in stub_scores.items():
+        if earned:
+            print(f"STUB SCORES {earned} on {q}")
+            ok = False
+
+    for path in sorted(Path(a.mutants_dir).glob("q*.py")):
+        q = path.name.split("_", 1)[0]
+        if args.question and q != args.question:
+            continue
+        fns = a.questions.get(q)
+        if not fns:
+            print(f"{path.name}: {q} is not a question of {a.id}")
+            ok = False
+            continue
+        try:
+            env, _ = run_cells(insert_after_definition(cells, fns, path.read_text()))
+            results = score(probes.for_question(q), env, ref, seed)
+        except Exception:  # noqa: BLE001
+            traceback.print_exc()
+            ok = False
+            continue
+        earned, failed = question_scores(probes, {q: questions[q]}, results)[q]
+        status = "caught" if earned < questions[q].points else "NOT CAUGHT"
+        ok &= earned < questions[q].points
+        print(f"{path.name:40s} {status} ({earned:g}/{questions[q].points:g}): {failed[0] if failed else ''}")
+    print("selfcheck", "passed" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
