@@ -1,0 +1,60 @@
+"""Evidence that student code replaced something the grading relies on.
+
+The verdict never trusts the sandbox (it is computed by the grader from plain data), so a
+replaced ``jnp.allclose`` cannot change a score; but a submission that tries is flagged
+``tampered``, with the replaced names as evidence.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+from typing import Any
+
+PROTECTED_MODULES = (
+    "builtins", "math", "inspect", "json", "io", "time", "os", "sys", "linecache",
+    "numpy", "numpy.testing", "jax", "jax.numpy", "jax.random", "jax.lax", "jax.nn",
+    "jax.tree", "jax.tree_util", "jax.monitoring", "autograder.probing",
+    "multiprocessing.connection",
+)
+# Set by the interpreter or by ordinary use, not by tampering.
+_VOLATILE = {"_", "__builtins__", "__loader__", "__spec__", "ps1", "ps2", "last_type",
+             "last_value", "last_traceback", "last_exc", "stdout", "stderr", "stdin",
+             "displayhook", "excepthook", "modules", "path", "path_importer_cache", "argv",
+             "environ", "meta_path", "path_hooks", "flags", "tracebacklimit", "exc_info"}
+
+Snapshot = dict[tuple[str, str], tuple[Any, Any]]
+
+
+def snapshot() -> Snapshot:
+    """Identities of every attribute of the protected modules (and of their functions' code)."""
+    snap: Snapshot = {}
+    for name in PROTECTED_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        for attr, obj in list(vars(mod).items()):
+            if attr in _VOLATILE:
+                continue
+            code = obj.__code__ if isinstance(obj, types.FunctionType) else None
+            snap[(name, attr)] = (obj, code)
+    return snap
+
+
+def changes(snap: Snapshot, limit: int = 5) -> list[str]:
+    """What was replaced or deleted since ``snap``, as ``"replaced jax.numpy.allclose"``."""
+    found: list[str] = []
+    missing = object()
+    modules: dict[str, Any] = {}
+    for (name, attr), (obj, code) in snap.items():
+        mod = modules.get(name) or importlib.import_module(name)
+        modules[name] = mod
+        now = vars(mod).get(attr, missing)
+        if now is missing:
+            found.append(f"deleted {name}.{attr}")
+        elif now is not obj or (code is not None and getattr(now, "__code__", None) is not code):
+            found.append(f"replaced {name}.{attr}")
+        if len(found) >= limit:
+            break
+    return found

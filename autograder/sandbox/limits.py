@@ -1,0 +1,85 @@
+"""What a sandboxed process may use, applied to itself before student code runs."""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import landlock
+
+#: First of the user ids sandboxes run as when the grader runs as root: one per parallel job, so
+#: that a job's process limit and its final sweep of stray processes touch no other job.
+SANDBOX_UID_BASE = 2_147_000_000
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Limits of one sandbox, resolved from ``course.yml`` and command-line flags."""
+
+    cell_seconds: float
+    submission_seconds: float
+    memory_mb: int
+    processes: int
+    output_mb: int
+
+
+def readable_roots() -> list[str]:
+    """Where a sandbox may read: the Python installation and system libraries, nothing of the
+    project (solutions, build, submissions) nor the grader's output folder."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, "/usr", "/lib", "/lib64", "/lib32",
+             "/bin", "/etc", "/proc", "/sys", "/dev", "/opt", "/run/nvidia-persistenced"}
+    for p in sys.path:
+        # site-packages of a venv and of the base install; not the project root on sys.path[0]
+        if "site-packages" in p or "dist-packages" in p or p.endswith(("lib-dynload",)):
+            roots.add(p)
+    return sorted(r for r in roots if os.path.exists(r))
+
+
+def apply(limits: SandboxLimits, box: Path, uid: int | None, device: str) -> int:
+    """Confine the calling process. Order matters: resource limits and the user switch first,
+    Landlock last (it also forbids gaining privileges later). Returns the Landlock ABI used."""
+    mem = limits.memory_mb * 2**20
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_mb * 2**20 * 4, limits.output_mb * 2**20 * 4))
+    if device == "cpu":
+        # Address space, a backstop for the RSS watchdog: JAX's CPU client maps ~1.6 GiB it
+        # never touches. (CUDA maps far more virtual memory, so GPU runs rely on the watchdog.)
+        cap = 3 * mem + 4 * 2**30
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    if uid is not None:
+        os.chown(box, uid, uid)
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    # Counts the tasks (threads too) of the whole user id: a fork bomb stops here. Without root
+    # the sandbox shares the grader's user id, so the limit comes on top of what already runs.
+    nproc = limits.processes + (0 if uid is not None else _tasks_of(os.getuid()))
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    return landlock.restrict(readable_roots(), [str(box), "/dev/null", "/dev/shm"])
+
+
+def _tasks_of(uid: int) -> int:
+    count = 0
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else []:
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry.name}/task"))
+            except OSError:
+                continue
+    return count
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` in MiB (0 where /proc is unavailable or the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return 0.0
