@@ -1,0 +1,1 @@
+"""Build, grade, validate and export the JAX course: ``python -m autograder --help``."""

@@ -195,7 +195,8 @@ _SCALARS = (bool, int, float, str, type(None))
 
 def _is_jax_array(x: Any) -> bool:
     t = _type(x)
-    return t.__name__ == "ArrayImpl" and t.__module__.startswith("jax")
+    # Typed PRNG key arrays (jax.random.key) are PRNGKeyArray, not ArrayImpl.
+    return t.__name__ in ("ArrayImpl", "PRNGKeyArray") and t.__module__.startswith("jax")
 
 
 def _plain_scalar(x: Any) -> Any:

@@ -1,0 +1,200 @@
+"""``python -m autograder build``: the student release and the otter autograder, from solutions/.
+
+For each assignment: check the master → add one hidden otter test cell per probe → otter assign
+→ normalise the student files (no outputs, stable cell ids) into ``assignments/<id>/`` → keep the
+autograder zip and the solved notebook under ``build/<id>/``. Same sources, same bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import hashlib
+import io
+import logging
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from .config import ROOT, Assignment, Course, load_course
+from .execution import load_probes
+from .notebooks import (
+    NotebookError,
+    code_cells,
+    executable_source,
+    is_test_cell,
+    master_config,
+    master_questions,
+    read_notebook,
+)
+from .probing import ProbeSet
+
+BUILD_ROOT = ROOT / "build"
+RELEASE_ROOT = ROOT / "assignments"
+SUPPORT_FILES = ("autograder/__init__.py", "autograder/probing.py", "hidden_probes.py",
+                 "reference_solution.py")
+
+
+class BuildError(Exception):
+    """A source is inconsistent; one line naming the file and the problem."""
+
+
+def check_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet) -> None:
+    """The master must be clean and agree with course.yml and its probes."""
+    rel = a.master.relative_to(ROOT)
+    for i, cell in enumerate(nb.cells, 1):
+        if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
+            raise BuildError(f"{rel}: cell {i} has outputs or an execution count; clear them "
+                             "(notebooks are reviewed as code)")
+    if master_config(nb).get("name") != a.id:
+        raise BuildError(f"{rel}: ASSIGNMENT CONFIG name must be {a.id!r}")
+    questions = {q.name: q for q in master_questions(nb)}
+    if list(questions) != list(a.questions):
+        raise BuildError(f"{rel}: questions {list(questions)} differ from course.yml's {list(a.questions)}")
+    for q, fns in a.questions.items():
+        missing = [f for f in fns if f not in questions[q].functions]
+        if missing:
+            raise BuildError(f"{rel}: {q}'s solution cell does not define {', '.join(missing)}")
+        if questions[q].points <= 0:
+            raise BuildError(f"{rel}: {q} has no points")
+        if not [p for p in hidden.for_question(q) if not p.gate]:
+            raise BuildError(f"{a.probes_file.relative_to(ROOT)}: {q} has no scoring probe")
+    unknown = sorted(set(hidden.questions()) - set(questions))
+    if unknown:
+        raise BuildError(f"{a.probes_file.relative_to(ROOT)}: probes for unknown question {unknown[0]}")
+
+
+def hidden_test_cell(probe_id: str, points: float, seed: int) -> nbformat.NotebookNode:
+    """One otter hidden test case running a probe through :func:`autograder.probing.otter_check`."""
+    name = "test_" + probe_id.replace(".", "_")
+    source = (
+        f'""" # BEGIN TEST CONFIG\nhidden: true\npoints: {points:g}\n""" # END TEST CONFIG\n'
+        f"def {name}(env):\n"
+        f"    from autograder.probing import otter_check\n"
+        f"    from hidden_probes import hidden\n"
+        f"    otter_check(hidden, {probe_id!r}, env, seed={seed})"
+    )
+    return nbformat.v4.new_code_cell(source)
+
+
+def autograder_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet, seed: int) -> nbformat.NotebookNode:
+    """The master with a hidden test cell per probe and the support files in its config."""
+    nb = copy.deepcopy(nb)
+    points = {q.name: q.points for q in master_questions(nb)}
+    cells, question = [], None
+    for cell in nb.cells:
+        text = cell.source.strip()
+        if cell.cell_type == "raw" and text.upper().startswith("# ASSIGNMENT CONFIG"):
+            config = yaml.safe_load(text.split("\n", 1)[1]) or {}
+            config.update(requirements="requirements.txt", run_tests=False,
+                          autograder_files=list(SUPPORT_FILES))
+            cell = nbformat.v4.new_raw_cell("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False))
+        elif cell.cell_type == "raw" and text.upper().startswith("# BEGIN QUESTION"):
+            question = (yaml.safe_load(text.split("\n", 1)[1]) or {}).get("name")
+        elif cell.cell_type == "raw" and text.upper().startswith("# END TESTS") and question:
+            shares = hidden.points(question, points[question])
+            cells += [hidden_test_cell(p.id, shares[p.id], seed) for p in hidden.for_question(question)]
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def reference_module(nb: nbformat.NotebookNode, a: Assignment) -> str:
+    """The reference solution as a module for the otter autograder (test cells left out)."""
+    body = "\n\n".join(executable_source(c) for c in code_cells(nb) if not is_test_cell(c))
+    return f'"""Reference solution of {a.id}, generated by `python -m autograder build`."""\n\n{body}\n'
+
+
+def stable_ids(nb: nbformat.NotebookNode) -> None:
+    """Cell ids from content, so that rebuilding gives the same bytes."""
+    seen: dict[str, int] = {}
+    for cell in nb.cells:
+        base = hashlib.sha256((cell.cell_type + cell.source).encode()).hexdigest()[:12]
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        cell["id"] = base if n == 0 else f"{base}-{n}"
+        if cell.cell_type == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+
+
+def write_notebook(nb: nbformat.NotebookNode, path: Path) -> None:
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+
+
+def build_assignment(a: Assignment, course: Course, *, release_root: Path, build_root: Path) -> Path:
+    """Build one assignment; returns its release folder."""
+    try:
+        nb = read_notebook(a.master)
+    except NotebookError as e:
+        raise BuildError(f"solutions/{a.id}/{e}") from None
+    try:
+        hidden = load_probes(a.probes_file)
+    except Exception as e:  # noqa: BLE001 - instructor code: report it in one line
+        raise BuildError(f"{a.probes_file.relative_to(ROOT)}: cannot be loaded ({type(e).__name__}: {e})") from None
+    check_master(a, nb, hidden)
+    with tempfile.TemporaryDirectory(prefix=f"build-{a.id}-") as tmp:
+        work = Path(tmp)
+        (work / "autograder").mkdir()
+        (work / "autograder" / "__init__.py").write_text('"""Hidden-test support for the otter autograder."""\n')
+        shutil.copy(ROOT / "autograder" / "probing.py", work / "autograder" / "probing.py")
+        shutil.copy(a.probes_file, work / "hidden_probes.py")
+        (work / "reference_solution.py").write_text(reference_module(nb, a))
+        shutil.copy(ROOT / "requirements" / "autograder.txt", work / "requirements.txt")
+        master = work / a.notebook
+        write_notebook(autograder_master(a, nb, hidden, course.grading.seed), master)
+        _otter_assign(master, work / "dist")
+
+        release = release_root / a.id
+        if release.exists():
+            shutil.rmtree(release)
+        (release / "tests").mkdir(parents=True)
+        student = nbformat.read(work / "dist" / "student" / a.notebook, as_version=4)
+        stable_ids(student)
+        write_notebook(student, release / a.notebook)
+        for test in sorted((work / "dist" / "student" / "tests").glob("*.py")):
+            shutil.copy(test, release / "tests" / test.name)
+
+        out = build_root / a.id
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        (zip_path,) = (work / "dist" / "autograder").glob("*.zip")
+        shutil.copy(zip_path, out / f"{a.id}-autograder.zip")
+        solved = nbformat.read(work / "dist" / "autograder" / a.notebook, as_version=4)
+        stable_ids(solved)
+        write_notebook(solved, out / "reference.ipynb")
+    return release
+
+
+def _otter_assign(master: Path, dist: Path) -> None:
+    from otter.assign import main as assign
+
+    logging.getLogger("otter").setLevel(logging.ERROR)
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            assign(str(master), str(dist), no_pdfs=True, no_run_tests=True)
+    except Exception as e:  # noqa: BLE001 - otter's errors, turned into one line
+        raise BuildError(f"otter assign failed on {master.name}: {type(e).__name__}: {e}") from None
+
+
+def main(
+    *, assignments: list[str] | None = None, release_root: Path = RELEASE_ROOT,
+    build_root: Path = BUILD_ROOT, course: Course | None = None, quiet: bool = False,
+) -> list[Path]:
+    """Build the given assignments (all of course.yml by default); returns the release folders."""
+    course = course or load_course()
+    chosen = [course.assignment(i) for i in assignments] if assignments else course.assignments
+    built = []
+    for a in chosen:
+        built.append(build_assignment(a, course, release_root=release_root, build_root=build_root))
+        if not quiet:
+            print(f"built {a.id}: {built[-1].relative_to(release_root.parent) if release_root.parent in built[-1].parents else built[-1]}",
+                  file=sys.stderr)
+    return built
+

@@ -1,0 +1,444 @@
+"""``python -m autograder grade``: grade a notebook, a folder or a zip of submissions.
+
+A grading run reads as a list, one step per function: collect (unpack and check the input) →
+execute in a sandbox (cells, then probes) → judge against the reference → record (results JSON,
+feedback page, gradebook row). The unit of work is "one submission in, one record of plain data
+out", with the read-only course build as the only shared state, so the local thread pool could
+be swapped for a distributed executor.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import os
+import queue
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import Assignment, Course, load_course
+from .notebooks import code_cells, master_questions, read_notebook
+from .probing import ProbeSet, decode_outputs, judge_probe, score_question
+from .sandbox.limits import SANDBOX_UID_BASE, SandboxLimits
+from .sandbox.run import RunOutcome, run_sandboxed
+from .sandbox.zygote import Zygote
+from .submissions import Submission, UsageError, collect
+
+STATUSES = ("graded", "invalid", "timeout", "memory", "crashed", "tampered", "error")
+
+
+class GradingFailed(Exception):
+    """Grading itself failed (exit status 1): the grader's fault, never a student's."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """Everything known about one graded submission; what ``results/<key>.json`` holds."""
+
+    submission: str
+    key: str
+    fingerprint: str
+    status: str
+    message: str
+    questions: dict[str, float]
+    possible: float
+    tests: list[dict[str, Any]]
+    notes: list[str]
+
+    @property
+    def total(self) -> float:
+        return round(sum(self.questions.values()), 6)
+
+    def to_results(self) -> dict[str, Any]:
+        """Gradescope's results.json, with our own fields under ``extra_data``."""
+        return {
+            "score": self.total,
+            "output": self.message,
+            "tests": self.tests,
+            "extra_data": {
+                "submission": self.submission, "key": self.key, "status": self.status,
+                "questions": self.questions, "possible": self.possible,
+                "fingerprint": self.fingerprint, "notes": self.notes,
+            },
+        }
+
+    @classmethod
+    def from_results(cls, data: dict[str, Any]) -> Record:
+        x = data["extra_data"]
+        return cls(x["submission"], x["key"], x["fingerprint"], x["status"], data["output"],
+                   {q: float(v) for q, v in x["questions"].items()}, float(x["possible"]),
+                   data["tests"], list(x.get("notes", [])))
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` so that readers see the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+class Grader:
+    """Grades submissions of one assignment on one device, reusing one reference run."""
+
+    def __init__(
+        self, course: Course, assignment: Assignment, out: Path, *, device: str = "cpu",
+        limits: SandboxLimits | None = None, cpu_devices: int | None = None,
+    ):
+        from .execution import load_probes
+
+        self.course, self.assignment, self.out, self.device = course, assignment, out, device
+        self.master = read_notebook(assignment.master)
+        self.questions = {q.name: q.points for q in master_questions(self.master)}
+        self.probes: ProbeSet = load_probes(assignment.probes_file)
+        self.probes_source = assignment.probes_file.read_text(encoding="utf-8")
+        self.points = {
+            pid: pts for q, total in self.questions.items()
+            for pid, pts in self.probes.points(q, total).items()
+        }
+        self.possible = round(sum(self.questions.values()), 6)
+        self.seed = course.grading.seed
+        base = course.limits_for(assignment)
+        self.limits = limits or SandboxLimits(**base.model_dump())
+        self.notes: list[str] = []
+        self.job = self._job(cpu_devices)
+        self.zygote: Zygote | None = None
+        self._slots: queue.Queue[int] = queue.Queue()
+        self._reference: dict[str, dict[str, Any]] | None = None
+
+    def _job(self, cpu_devices: int | None) -> dict[str, Any]:
+        devices = self.assignment.devices
+        n = cpu_devices or devices.cpu_devices
+        platform = self.device
+        if self.device == "gpu" and devices.min_devices > 1 and _gpu_count() < devices.min_devices:
+            platform = "cpu"
+            n = max(n, devices.cpu_devices, devices.min_devices)
+            self.notes.append(
+                f"graded on {n} virtual CPU devices: this machine has fewer than "
+                f"{devices.min_devices} GPUs, and data-parallel mistakes are invisible on one device"
+            )
+        elif n < devices.min_devices:
+            n = devices.min_devices
+            self.notes.append(
+                f"graded on {n} virtual CPU devices (at least {devices.min_devices}: "
+                "data-parallel mistakes are invisible on one device)"
+            )
+        return {"device": platform, "cpu_devices": n,
+                "matmul_precision": self.course.grading.matmul_precision}
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def __enter__(self) -> Grader:
+        cache = self.out / ".cache"
+        cache.mkdir(parents=True, exist_ok=True)
+        self.zygote = Zygote(cache / "zygote.log")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.zygote is not None:
+            self.zygote.close()
+
+    def _uid(self, slot: int) -> int | None:
+        if os.geteuid() != 0:
+            return None
+        # The sandbox user must be able to walk down to its scratch folder.
+        for parent in (self.out / ".sandbox").resolve().parents:
+            if not os.stat(parent).st_mode & 0o001:
+                return None
+        return SANDBOX_UID_BASE + slot
+
+    def _run(self, cells: list[str], slot: int) -> RunOutcome:
+        assert self.zygote is not None
+        sandbox = self.out / ".sandbox"
+        sandbox.mkdir(parents=True, exist_ok=True)
+        os.chmod(sandbox, 0o711)
+        return run_sandboxed(
+            self.zygote, cells=cells, probes_source=self.probes_source,
+            probe_ids=[p.id for p in self.probes.probes], seed=self.seed, job=self.job,
+            limits=self.limits, box=sandbox / f"slot-{slot}", uid=self._uid(slot),
+        )
+
+    # -- reference ----------------------------------------------------------------------------
+
+    def reference_key(self) -> str:
+        import jax
+
+        h = hashlib.sha256()
+        for part in (self.assignment.master.read_bytes(), self.probes_source.encode(),
+                     (Path(__file__).parent / "probing.py").read_bytes(),
+                     json.dumps(self.job, sort_keys=True).encode(), str(self.seed).encode(),
+                     jax.__version__.encode()):
+            h.update(hashlib.sha256(part).digest())
+        return h.hexdigest()[:20]
+
+    def reference(self) -> dict[str, dict[str, Any]]:
+        """Every probe's outputs on the reference solution, computed once per batch and device
+        in a sandbox that never ran student code, and cached under ``OUT/.cache``."""
+        if self._reference is not None:
+            return self._reference
+        path = self.out / ".cache" / f"reference-{self.assignment.id}-{self.reference_key()}.json"
+        if path.exists():
+            try:
+                self._reference = _load_reference(path)
+                return self._reference
+            except (ValueError, KeyError, OSError):
+                pass
+        outcome = self._run(code_cells(self.master), slot=0)
+        failed = [pid for pid, r in outcome.results.items() if not r["ok"]]
+        if outcome.ended != "ok" or outcome.cell_errors or failed or \
+                len(outcome.results) != len(self.probes.probes):
+            why = outcome.detail or (outcome.cell_errors[0][1] if outcome.cell_errors else "")
+            if failed:
+                why = f"{failed[0]}: {outcome.results[failed[0]]['error']}"
+            raise GradingFailed(
+                f"the reference solution of {self.assignment.id} did not run cleanly "
+                f"({outcome.ended} at {outcome.where or 'the end'}: {why})"
+            )
+        atomic_write(path, _dump_reference(outcome))
+        self._reference = _load_reference(path)
+        return self._reference
+
+    # -- one submission -----------------------------------------------------------------------
+
+    def grade(self, sub: Submission) -> Record:
+        """collect → execute → judge → record, for one submission; never raises."""
+        if sub.problem:
+            return self._record(sub, "invalid", f"{sub.name} {sub.problem}.", {}, [])
+        slot = self._slots.get()
+        try:
+            outcome = self._run(list(sub.cells), slot)
+        except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
+            return self._record(sub, "error", f"The grader failed on this submission ({type(e).__name__}); "
+                                "it is not the student's fault. Regrade it with --regrade.", {}, [])
+        finally:
+            self._slots.put(slot)
+        try:
+            return self.judge(sub, outcome)
+        except Exception as e:  # noqa: BLE001
+            return self._record(sub, "error", f"The grader failed while judging ({type(e).__name__}: "
+                                f"{str(e)[:120]}); it is not the student's fault.", {}, [])
+
+    def judge(self, sub: Submission, outcome: RunOutcome) -> Record:
+        ref = self.reference()
+        if outcome.tampered:
+            evidence = "; ".join(outcome.tampered[:3])
+            return self._record(sub, "tampered", f"The notebook changed what grading relies on "
+                                f"({evidence}); it scores 0.", {}, [])
+        if outcome.ended == "tampered":
+            return self._record(sub, "tampered", f"{outcome.detail.capitalize()}; it scores 0.", {}, [])
+        early = {"timeout": "ran out of time", "memory": "ran out of memory",
+                 "crashed": "crashed", "exited": "stopped"}
+        if outcome.ended != "ok" and outcome.where.startswith("cell") or outcome.ended == "exited":
+            status = "crashed" if outcome.ended == "exited" else outcome.ended
+            detail = f" ({outcome.detail})" if outcome.detail else ""
+            return self._record(sub, status, f"The notebook {early[outcome.ended]} in "
+                                f"{outcome.where}{detail}; no question was graded.", {}, [])
+
+        problems: dict[str, str | None] = {}
+        not_run: set[str] = set()
+        for probe in self.probes.probes:
+            if probe.id in outcome.results:
+                problems[probe.id] = judge_probe(probe, outcome.results[probe.id], ref[probe.id])
+            else:
+                not_run.add(probe.question)
+                problems[probe.id] = f"{probe.question} `{probe.function}`: not run"
+        if outcome.ended != "ok" and outcome.where:
+            stopped = self.probes.get(outcome.where) if outcome.where in {p.id for p in self.probes.probes} else None
+            if stopped is not None:
+                problems[stopped.id] = (f"{stopped.question} `{stopped.function}`: {stopped.description}: "
+                                        f"{early[outcome.ended]}" + (f" ({outcome.detail})" if outcome.detail else ""))
+                not_run.add(stopped.question)
+
+        questions: dict[str, float] = {}
+        tests: list[dict[str, Any]] = []
+        first_problem: dict[str, str] = {}
+        for q in self.questions:
+            probes = self.probes.for_question(q)
+            earned, messages = score_question(probes, self.points, problems)
+            questions[q] = 0.0 if q in not_run else earned
+            if messages:
+                first_problem[q] = messages[0]
+            gate_failed = any(p.gate and problems[p.id] for p in probes)
+            for p in probes:
+                problem = problems[p.id]
+                scored = not (gate_failed or problem or q in not_run)
+                tests.append({
+                    "name": f"{q} {p.function}: {p.name.replace('_', ' ')}",
+                    "number": q, "score": self.points[p.id] if scored else 0.0,
+                    "max_score": self.points[p.id], "status": "failed" if problem else "passed",
+                    "output": problem or ("passed, but a requirement of this question failed"
+                                          if gate_failed else "passed"),
+                    "visibility": "visible",
+                })
+        lost = [q for q, pts in self.questions.items() if questions[q] < pts]
+
+        status = "graded" if outcome.ended == "ok" else outcome.ended
+        if status == "exited":
+            status = "crashed"
+        if not lost:
+            message = "All hidden tests passed."
+        else:
+            first = next((first_problem[q] for q in lost if q in first_problem), "")
+            message = f"Lost points on {', '.join(lost)}. First problem: {first}"
+        if status != "graded":
+            graded = [q for q in self.questions if q not in not_run]
+            message = (f"Grading stopped at {outcome.where}: it {early.get(outcome.ended, 'failed')}"
+                       + (f" ({outcome.detail})" if outcome.detail else "")
+                       + f". Still graded: {', '.join(graded) or 'none'}. " + message)
+        notes = list(sub.notes) + [f"cell {i} raised: {e}" for i, e in outcome.cell_errors[:5]]
+        return self._record(sub, status, message, questions, tests, notes)
+
+    def _record(self, sub: Submission, status: str, message: str, questions: dict[str, float],
+                tests: list[dict[str, Any]], notes: list[str] | None = None) -> Record:
+        qs = {q: questions.get(q, 0.0) for q in self.questions}
+        if not tests:
+            tests = [{"name": f"{p.question} {p.function}: {p.name.replace('_', ' ')}", "number": p.question,
+                      "score": 0.0, "max_score": self.points[p.id], "status": "failed",
+                      "output": f"not graded: status {status}", "visibility": "visible"}
+                     for p in self.probes.probes]
+        return Record(sub.name, sub.key, sub.fingerprint, status, " ".join(message.split()), qs,
+                      self.possible, tests, list(notes or sub.notes) + self.notes)
+
+
+def _gpu_count() -> int:
+    try:
+        import jax
+
+        return len(jax.devices("gpu"))
+    except RuntimeError:
+        return 0
+
+
+def _dump_reference(outcome: RunOutcome) -> str:
+    from .probing import encode_outputs
+
+    results = {}
+    for pid, r in outcome.results.items():
+        values = {path: (v.value if hasattr(v, "value") else v) for path, v in r["outputs"].items()}
+        keys = {path for path, v in r["outputs"].items() if getattr(v, "key", False)}
+        meta, blobs = encode_outputs(values)
+        for path in keys:
+            meta[path]["key"] = True
+        results[pid] = {"meta": meta, "blobs": {k: base64.b64encode(b).decode() for k, b in blobs.items()}}
+    return json.dumps(results, sort_keys=True)
+
+
+def _load_reference(path: Path) -> dict[str, dict[str, Any]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        pid: {"ok": True, "outputs": decode_outputs(
+            r["meta"], {k: base64.b64decode(b) for k, b in r["blobs"].items()})}
+        for pid, r in data.items()
+    }
+
+
+# -- recording -----------------------------------------------------------------------------------
+
+
+def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["submission", *questions, "total", "possible", "status", "message"])
+    for r in records:
+        w.writerow([r.submission, *(_fmt(r.questions.get(q, 0.0)) for q in questions),
+                    _fmt(r.total), _fmt(r.possible), r.status, r.message])
+    atomic_write(path, buf.getvalue())
+
+
+def read_record(out: Path, sub: Submission) -> Record | None:
+    path = out / "results" / f"{sub.key}.json"
+    try:
+        record = Record.from_results(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return record if record.fingerprint == sub.fingerprint and record.submission == sub.name else None
+
+
+def main(
+    *, assignment: str, submissions: Path, out: Path, device: str = "cpu", jobs: int | None = None,
+    regrade: bool = False, quiet: bool | None = None, cpu_devices: int | None = None,
+    cell_seconds: float | None = None, submission_seconds: float | None = None,
+    memory_mb: int | None = None, processes: int | None = None, course: Course | None = None,
+) -> int:
+    """Grade SUBMISSIONS into OUT. Returns the exit status: 0 when every submission has a row
+    (whatever its status), 1 when grading itself failed. Raises :class:`UsageError` for bad
+    arguments (exit status 2)."""
+    from .report import write_feedback, write_report
+
+    course = course or load_course()
+    a = course.assignment(assignment)
+    subs, skipped = collect(submissions, a, course)
+    base = course.limits_for(a).model_dump()
+    overrides = {"cell_seconds": cell_seconds, "submission_seconds": submission_seconds,
+                 "memory_mb": memory_mb, "processes": processes}
+    limits = SandboxLimits(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
+    if device == "gpu" and _gpu_count() == 0:
+        raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
+    quiet = (not sys.stderr.isatty()) if quiet is None else quiet
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    out.mkdir(parents=True, exist_ok=True)
+    if not quiet and skipped:
+        print(f"skipped (not .ipynb or .zip): {', '.join(skipped[:10])}", file=sys.stderr)
+
+    records: dict[str, Record] = {}
+    todo: list[Submission] = []
+    for s in subs:
+        previous = None if regrade else read_record(out, s)
+        if previous is not None:
+            records[s.key] = previous
+        else:
+            todo.append(s)
+    questions = list(a.questions)
+
+    def flush() -> None:
+        write_gradebook(out / "gradebook.csv", [records[s.key] for s in subs if s.key in records], questions)
+
+    try:
+        with Grader(course, a, out, device=device, limits=limits, cpu_devices=cpu_devices) as grader:
+            for slot in range(1, jobs + 1):
+                grader._slots.put(slot)
+            if any(not s.problem for s in todo):
+                grader.reference()
+            progress = _progress(len(todo), quiet)
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(grader.grade, s): s for s in todo}
+                for fut in as_completed(futures):
+                    record = fut.result()
+                    atomic_write(out / "results" / f"{record.key}.json",
+                                 json.dumps(record.to_results(), indent=1, sort_keys=True) + "\n")
+                    write_feedback(out, record, a)
+                    records[record.key] = record
+                    flush()
+                    progress.update(1)
+            progress.close()
+    except GradingFailed as e:
+        print(f"grading failed: {e}", file=sys.stderr)
+        return 1
+    flush()
+    for r in records.values():
+        if not (out / "feedback" / f"{r.key}.html").exists():
+            write_feedback(out, r, a)
+    write_report(out, [records[s.key] for s in subs], a, questions)
+    if not quiet:
+        print(f"gradebook: {out / 'gradebook.csv'} ({len(subs)} submissions)", file=sys.stderr)
+    return 0
+
+
+def _progress(total: int, quiet: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="submission", disable=quiet, file=sys.stderr)

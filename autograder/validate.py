@@ -1,0 +1,194 @@
+"""``python -m autograder validate``: what CI runs for every assignment.
+
+build → grade the reference solution (full marks), the untouched stub (0, status ``graded``) and
+every known-wrong answer under ``tests/mutants/`` (loses points on its question) in one batch →
+check that no solution line or hidden test text is in ``assignments/`` → check that
+``assignments/`` is exactly what a fresh build makes. Prints a table; non-zero exit on failure.
+"""
+
+from __future__ import annotations
+
+import copy
+import filecmp
+import json
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from . import build, grade
+from .config import ROOT, Assignment, Course, load_course
+from .grade import Record
+from .notebooks import code_cells, defined_names, read_notebook
+
+
+@dataclass(frozen=True)
+class Check:
+    assignment: str
+    check: str
+    ok: bool
+    detail: str = ""
+
+
+def mutant_notebook(reference: nbformat.NotebookNode, functions: list[str], source: str) -> nbformat.NotebookNode:
+    """The solved notebook with ``source`` as a new cell right after the cell defining
+    ``functions``: its definitions win, and later cells use them."""
+    nb = copy.deepcopy(reference)
+    idx = max((i for i, c in enumerate(nb.cells)
+               if c.cell_type == "code" and defined_names(c.source) & set(functions)), default=None)
+    if idx is None:
+        raise ValueError(f"no cell defines {', '.join(functions)}")
+    cells = list(nb.cells)
+    cells.insert(idx + 1, nbformat.v4.new_code_cell(source))
+    nb.cells = cells
+    return nb
+
+
+def solution_lines(master: nbformat.NotebookNode) -> set[str]:
+    """Non-trivial lines inside ``# BEGIN SOLUTION`` blocks or ending in ``# SOLUTION``."""
+    lines: set[str] = set()
+    for src in code_cells(master):
+        inside = False
+        for line in src.splitlines():
+            s = line.strip()
+            if s.startswith("# BEGIN SOLUTION"):
+                inside = True
+                continue
+            if s.startswith("# END SOLUTION"):
+                inside = False
+                continue
+            if inside or re.search(r"#\s*SOLUTION\s*$", s):
+                s = re.sub(r"#\s*SOLUTION\s*$", "", s).strip()
+                if len(s) >= 16 and not s.startswith("#"):
+                    lines.add(s)
+    return lines
+
+
+def hidden_lines(probes_source: str) -> set[str]:
+    """Lines of the hidden tests that identify them (code and docstrings, not imports)."""
+    out = set()
+    for line in probes_source.splitlines():
+        s = line.strip()
+        if len(s) >= 24 and not s.startswith(("import ", "from ", "#", "return None")):
+            out.add(s)
+    return out
+
+
+def release_text(release: Path) -> str:
+    parts = []
+    for f in sorted(release.rglob("*")):
+        if f.is_file():
+            text = f.read_text(encoding="utf-8", errors="replace")
+            if f.suffix == ".ipynb":
+                text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
+            parts.append(text)
+    return "\n".join(parts)
+
+
+def leak_checks(a: Assignment) -> list[Check]:
+    text = release_text(a.release_dir)
+    master = read_notebook(a.master)
+    leaked = sorted(line for line in solution_lines(master) if line in text)
+    hidden = sorted(line for line in hidden_lines(a.probes_file.read_text()) if line in text)
+    markers = [m for m in ("hidden_probes", "otter_check", "hidden: true", "hidden=True") if m in text]
+    return [
+        Check(a.id, "no solution line in release", not leaked, leaked[0][:60] if leaked else ""),
+        Check(a.id, "no hidden test in release", not (hidden or markers),
+              (hidden or markers or [""])[0][:60]),
+    ]
+
+
+def fresh_checks(a: Assignment, fresh: Path) -> list[Check]:
+    committed = a.release_dir
+    if not committed.exists():
+        return [Check(a.id, "release is fresh", False, f"assignments/{a.id} is missing; run build")]
+    names = sorted({p.relative_to(committed) for p in committed.rglob("*") if p.is_file()} |
+                   {p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file()})
+    differ = [str(n) for n in names if not (committed / n).is_file() or not (fresh / n).is_file()
+              or not filecmp.cmp(committed / n, fresh / n, shallow=False)]
+    return [Check(a.id, "release is fresh", not differ,
+                  f"{differ[0]} differs from a fresh build; run build" if differ else "")]
+
+
+def grading_checks(a: Assignment, records: dict[str, Record], mutants: dict[str, str]) -> list[Check]:
+    checks = []
+    ref = records["reference.ipynb"]
+    checks.append(Check(a.id, "reference scores full marks",
+                        ref.status == "graded" and ref.total == ref.possible,
+                        f"{ref.total:g}/{ref.possible:g} {ref.status}: {ref.message[:120]}"))
+    stub = records["stub.ipynb"]
+    checks.append(Check(a.id, "stub scores 0 without crashing",
+                        stub.status == "graded" and stub.total == 0,
+                        f"{stub.total:g}/{stub.possible:g} {stub.status}"))
+    caught = []
+    for name, q in mutants.items():
+        r = records[name]
+        full = ref.questions[q]
+        if not r.questions[q] < full:
+            caught.append(f"{name} kept {r.questions[q]:g}/{full:g} on {q}")
+    checks.append(Check(a.id, f"{len(mutants)} known-wrong answers lose points", not caught and
+                        len(mutants) >= 3 * len(a.questions),
+                        caught[0] if caught else ("" if len(mutants) >= 3 * len(a.questions)
+                                                  else f"only {len(mutants)} known-wrong answers; "
+                                                  f"need 3 per question")))
+    per_q = {q: sum(1 for m in mutants.values() if m == q) for q in a.questions}
+    thin = [q for q, n in per_q.items() if n < 3]
+    if thin:
+        checks.append(Check(a.id, "3 known-wrong answers per question", False,
+                            f"{thin[0]} has {per_q[thin[0]]}"))
+    return checks
+
+
+def validate_assignment(a: Assignment, course: Course, *, device: str, jobs: int | None,
+                        cpu_devices: int | None, quiet: bool) -> list[Check]:
+    with tempfile.TemporaryDirectory(prefix=f"validate-{a.id}-") as tmp:
+        tmp_path = Path(tmp)
+        build.build_assignment(a, course, release_root=tmp_path / "release", build_root=ROOT / "build")
+        checks = fresh_checks(a, tmp_path / "release" / a.id)
+        subs = tmp_path / "submissions"
+        subs.mkdir()
+        reference = nbformat.read(ROOT / "build" / a.id / "reference.ipynb", as_version=4)
+        nbformat.write(reference, subs / "reference.ipynb")
+        (subs / "stub.ipynb").write_bytes((tmp_path / "release" / a.id / a.notebook).read_bytes())
+        mutants: dict[str, str] = {}
+        for path in sorted(a.mutants_dir.glob("q*.py")):
+            q = path.name.split("_", 1)[0]
+            if q not in a.questions:
+                checks.append(Check(a.id, "known-wrong answers name a question", False, path.name))
+                continue
+            name = f"mutant-{path.stem}.ipynb"
+            nbformat.write(mutant_notebook(reference, a.questions[q], path.read_text()), subs / name)
+            mutants[name] = q
+        out = tmp_path / "out"
+        status = grade.main(assignment=a.id, submissions=subs, out=out, device=device, jobs=jobs,
+                            quiet=quiet, cpu_devices=cpu_devices, course=course)
+        if status != 0:
+            return [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]
+        records = {}
+        for f in (out / "results").glob("*.json"):
+            r = Record.from_results(json.loads(f.read_text()))
+            records[r.submission] = r
+        checks += grading_checks(a, records, mutants)
+    checks += leak_checks(a)
+    return checks
+
+
+def main(*, assignments: list[str] | None = None, device: str = "cpu", jobs: int | None = None,
+         cpu_devices: int | None = None, quiet: bool | None = None) -> int:
+    from tabulate import tabulate
+
+    course = load_course()
+    chosen = [course.assignment(i) for i in assignments] if assignments else course.assignments
+    quiet = (not sys.stderr.isatty()) if quiet is None else quiet
+    checks: list[Check] = []
+    for a in chosen:
+        checks += validate_assignment(a, course, device=device, jobs=jobs, cpu_devices=cpu_devices,
+                                      quiet=quiet)
+    rows = [(c.assignment, c.check, "ok" if c.ok else "FAIL", c.detail) for c in checks]
+    print(tabulate(rows, headers=["assignment", "check", "result", "detail"]))
+    failed = [c for c in checks if not c.ok]
+    print(f"\nvalidate: {len(checks) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
