@@ -6,6 +6,7 @@ Everything here is pure data handling (no execution), shared by build, grade and
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,16 +36,19 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 
 
 def parse_notebook(text: str, name: str) -> nbformat.NotebookNode:
+    """Parse notebook JSON text, or raise :class:`NotebookError` naming ``name``."""
     if not text.strip():
         raise NotebookError(f"{name}: the file is empty")
     try:
-        nb = nbformat.reads(text, as_version=4)
-    except Exception as e:  # nbformat raises several types for bad JSON / bad structure
-        reason = "not valid notebook JSON" if "JSON" in type(e).__name__ or "JSON" in str(e)[:80] \
-            else "not a Jupyter notebook"
-        raise NotebookError(f"{name}: {reason}") from None
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        data = json.loads(text)
+    except ValueError:
+        raise NotebookError(f"{name}: not valid notebook JSON") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError(f"{name}: not a Jupyter notebook (no cell list)")
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception:  # nbformat raises several types for structures it cannot convert
+        raise NotebookError(f"{name}: not a Jupyter notebook (unsupported format)") from None
     for i, cell in enumerate(nb.cells):
         if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
             raise NotebookError(f"{name}: cell {i + 1} is malformed")

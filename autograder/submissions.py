@@ -144,7 +144,7 @@ class _Reader:
             nb = parse_notebook(text, name)
         except NotebookError as e:
             problem = str(e).split(": ", 1)[-1]
-            if not text.lstrip().startswith("{"):
+            if not text.lstrip().startswith(("{", "[")):
                 problem = "is not a notebook (not JSON; a .py or text file renamed?)"
             return self.invalid(name, problem, data)
         problem = self.wrong_assignment(nb)
