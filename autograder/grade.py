@@ -25,7 +25,7 @@ from typing import Any
 
 from .config import Assignment, Course, load_course
 from .notebooks import code_cells, master_questions, read_notebook
-from .probing import ProbeSet, decode_outputs, judge_probe, score_question
+from .probing import ProbeSet, decode_outputs, is_out_of_memory, judge_probe, score_question
 from .sandbox.limits import SANDBOX_UID_BASE, SandboxLimits
 from .sandbox.run import RunOutcome, run_sandboxed
 from .sandbox.zygote import Zygote
@@ -250,6 +250,9 @@ class Grader:
 
         problems: dict[str, str | None] = {}
         not_run: set[str] = set()
+        for pid, result in outcome.results.items():
+            if not result["ok"] and is_out_of_memory(result["error"]) and outcome.ended == "ok":
+                outcome.ended, outcome.where, outcome.detail = "memory", pid, f"{self.limits.memory_mb} MiB"
         for probe in self.probes.probes:
             if probe.id in outcome.results:
                 problems[probe.id] = judge_probe(probe, outcome.results[probe.id], ref[probe.id])

@@ -139,13 +139,21 @@ class ProbeSet:
 
     def points(self, question: str, question_points: float) -> dict[str, float]:
         """Split ``question_points`` over the question's scoring (non-gate) probes by weight;
-        gates get 0."""
+        gates get 0. Shares are rounded to 6 decimals and never add up to more than the total
+        (otter rejects a question whose test points exceed it)."""
         probes = self.for_question(question)
-        total = sum(p.weight for p in probes if not p.gate)
-        return {
-            p.id: 0.0 if p.gate or total == 0 else round(question_points * p.weight / total, 6)
-            for p in probes
-        }
+        scoring = [p for p in probes if not p.gate]
+        total = sum(p.weight for p in scoring)
+        shares = {p.id: 0.0 for p in probes}
+        if not scoring or total == 0:
+            return shares
+        for p in scoring[:-1]:
+            shares[p.id] = round(question_points * p.weight / total, 6)
+        last = scoring[-1].id
+        shares[last] = round(question_points - sum(shares[p.id] for p in scoring[:-1]), 6)
+        while sum(shares[p.id] for p in scoring) > question_points:
+            shares[last] = math.nextafter(shares[last], 0.0)
+        return shares
 
 
 def score_question(
@@ -307,10 +315,14 @@ def run_probe(probe: Probe, env: dict[str, Any], seed: int) -> dict[str, Any]:
         return {"ok": True, "meta": meta, "blobs": blobs}
     except ProbeError as e:
         return {"ok": False, "error": str(e)}
-    except BaseException as e:  # noqa: BLE001 - a student function may raise anything
-        if _isinstance(e, KeyboardInterrupt):
-            raise
+    except BaseException as e:  # noqa: BLE001 - a student function may raise anything, even
+        # KeyboardInterrupt or SystemExit: that costs the probe, not the run
         return {"ok": False, "error": describe_exception(e)}
+
+
+def is_out_of_memory(error: str) -> bool:
+    """Whether a described exception (see :func:`describe_exception`) means memory ran out."""
+    return error.startswith("raised MemoryError") or "RESOURCE_EXHAUSTED" in error
 
 
 def describe_exception(e: BaseException) -> str:

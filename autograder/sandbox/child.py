@@ -67,6 +67,9 @@ def _configure_jax(job: dict[str, Any]) -> None:
     if job.get("compilation_cache"):
         jax.config.update("jax_compilation_cache_dir", job["compilation_cache"])
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    # Start the backend (and its threads) now, inside the limits but before student code: a
+    # submission that exhausts the process limit must not starve XLA of threads later.
+    jax.devices()
 
 
 def main(fd: int, request: dict[str, Any]) -> None:
@@ -108,9 +111,9 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     for var in ("HOME", "TMPDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME"):
         os.environ[var] = str(box)
     os.environ["MPLBACKEND"] = "Agg"
-    _configure_jax(job)
     sandbox_limits = limits.SandboxLimits(**job["limits"])
     abi = limits.apply(sandbox_limits, box, request.get("uid"), job["device"])
+    _configure_jax(job)
     sys.modules["otter"] = fake_otter()
     writer = _CappedWriter(1, sandbox_limits.output_mb * 2**20)
     sys.stdout = sys.stderr = writer  # type: ignore[assignment]

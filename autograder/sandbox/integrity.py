@@ -25,19 +25,23 @@ _VOLATILE = {"_", "__builtins__", "__loader__", "__spec__", "ps1", "ps2", "last_
 
 Snapshot = dict[tuple[str, str], tuple[Any, Any]]
 
+# Bound now: the check must work after a submission replaced these very builtins.
+_isinstance, _vars, _getattr, _len, _list = isinstance, vars, getattr, len, list
+_import = importlib.import_module
+
 
 def snapshot() -> Snapshot:
     """Identities of every attribute of the protected modules (and of their functions' code)."""
     snap: Snapshot = {}
     for name in PROTECTED_MODULES:
         try:
-            mod = importlib.import_module(name)
+            mod = _import(name)
         except ImportError:
             continue
-        for attr, obj in list(vars(mod).items()):
+        for attr, obj in _list(_vars(mod).items()):
             if attr in _VOLATILE:
                 continue
-            code = obj.__code__ if isinstance(obj, types.FunctionType) else None
+            code = obj.__code__ if _isinstance(obj, types.FunctionType) else None
             snap[(name, attr)] = (obj, code)
     return snap
 
@@ -47,14 +51,17 @@ def changes(snap: Snapshot, limit: int = 5) -> list[str]:
     found: list[str] = []
     missing = object()
     modules: dict[str, Any] = {}
-    for (name, attr), (obj, code) in snap.items():
-        mod = modules.get(name) or importlib.import_module(name)
-        modules[name] = mod
-        now = vars(mod).get(attr, missing)
-        if now is missing:
-            found.append(f"deleted {name}.{attr}")
-        elif now is not obj or (code is not None and getattr(now, "__code__", None) is not code):
-            found.append(f"replaced {name}.{attr}")
-        if len(found) >= limit:
-            break
+    try:
+        for (name, attr), (obj, code) in snap.items():
+            mod = modules.get(name) or _import(name)
+            modules[name] = mod
+            now = _vars(mod).get(attr, missing)
+            if now is missing:
+                found.append(f"deleted {name}.{attr}")
+            elif now is not obj or (code is not None and _getattr(now, "__code__", None) is not code):
+                found.append(f"replaced {name}.{attr}")
+            if _len(found) >= limit:
+                break
+    except BaseException as e:  # noqa: BLE001 - the check itself was sabotaged: that is evidence
+        found.append(f"broke the grader's integrity check ({type(e).__name__})")
     return found

@@ -13,7 +13,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from ..probing import decode_outputs
+from ..probing import decode_outputs, is_out_of_memory
 from .limits import SandboxLimits, rss_mb
 from .zygote import Zygote
 
@@ -128,7 +128,11 @@ def _converse(
             outcome.where = f"cell {int(msg['index']) + 1}"
             step_deadline = min(time.monotonic() + limits.cell_seconds, total_deadline)
         elif event == "cell_error":
-            outcome.cell_errors.append((int(msg["index"]) + 1, str(msg["error"])[:300]))
+            error = str(msg["error"])[:300]
+            outcome.cell_errors.append((int(msg["index"]) + 1, error))
+            if is_out_of_memory(error):
+                # The allocation failed at the limit instead of growing past the watchdog.
+                raise _Ended("memory", f"{limits.memory_mb} MiB")
         elif event == "exit":
             raise _Ended("exited", f"sys.exit() was called in cell {int(msg['index']) + 1}")
         elif event == "executed":

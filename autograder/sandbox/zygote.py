@@ -64,10 +64,23 @@ def _sweep(uid: int | None) -> None:
 
 
 def serve(ctl: socket.socket) -> None:
+    running: dict[int, dict[str, Any]] = {}
+    try:
+        _serve(ctl, running)
+    finally:
+        # The grader quit or died: nothing it started may run on.
+        for pid, request in running.items():
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            _sweep(request.get("uid"))
+
+
+def _serve(ctl: socket.socket, running: dict[int, dict[str, Any]]) -> None:
     _preload()
     from . import child
 
-    running: dict[int, dict[str, Any]] = {}
     ctl.send(json.dumps({"ready": True}).encode())
     while True:
         readable, _, _ = select.select([ctl], [], [], 0.05)
