@@ -72,7 +72,7 @@ def hidden_test_cell(probe_id: str, points: float, seed: int) -> nbformat.Notebo
     """One otter hidden test case running a probe through :func:`autograder.probing.otter_check`."""
     name = "test_" + probe_id.replace(".", "_")
     source = (
-        f'""" # BEGIN TEST CONFIG\nhidden: true\npoints: {points:g}\n""" # END TEST CONFIG\n'
+        f'""" # BEGIN TEST CONFIG\nhidden: true\npoints: {points!r}\n""" # END TEST CONFIG\n'
         f"def {name}(env):\n"
         f"    from autograder.probing import otter_check\n"
         f"    from hidden_probes import hidden\n"

@@ -26,7 +26,7 @@ from typing import Any
 from .config import Assignment, Course, load_course
 from .notebooks import code_cells, master_questions, read_notebook
 from .probing import ProbeSet, decode_outputs, is_out_of_memory, judge_probe, score_question
-from .sandbox.limits import SANDBOX_UID_BASE, SandboxLimits
+from .sandbox.limits import SandboxLimits, sandbox_uid
 from .sandbox.run import RunOutcome, run_sandboxed
 from .sandbox.zygote import Zygote
 from .submissions import Submission, UsageError, collect
@@ -159,7 +159,7 @@ class Grader:
         for parent in (self.out / ".sandbox").resolve().parents:
             if not os.stat(parent).st_mode & 0o001:
                 return None
-        return SANDBOX_UID_BASE + slot
+        return sandbox_uid(slot)
 
     def _run(self, cells: list[str], slot: int) -> RunOutcome:
         assert self.zygote is not None

@@ -121,6 +121,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     _send(conn, {"event": "ready", "landlock": abi})
 
     env = new_namespace()
+    tampered: list[str] = []
     for i, source in enumerate(job["cells"]):
         _send(conn, {"event": "cell", "index": i})
         try:
@@ -136,8 +137,10 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         except BaseException as e:  # noqa: BLE001
             if os.getpid() != _MAIN_PID:
                 os._exit(0)
+            _check(snap, tampered)
             _send(conn, {"event": "cell_error", "index": i, "error": describe_exception(e)})
-    _send(conn, {"event": "executed", "tampered": integrity.changes(snap)})
+        _check(snap, tampered)
+    _send(conn, {"event": "executed", "tampered": tampered})
 
     # Only now do the hidden tests enter this process.
     spec = json.loads(conn.recv_bytes(MAX_FRAME))
@@ -147,10 +150,20 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     for probe_id in spec["ids"]:
         _send(conn, {"event": "probe", "id": probe_id})
         result = run_probe(hidden.get(probe_id), env, int(spec["seed"]))
+        _check(snap, tampered)
         if result["ok"]:
             blobs = result["blobs"]
             _send(conn, {"event": "result", "id": probe_id, "ok": True, "meta": result["meta"],
                          "blobs": list(blobs)}, blobs)
         else:
             _send(conn, {"event": "result", "id": probe_id, "ok": False, "error": result["error"]})
-    _send(conn, {"event": "done", "tampered": integrity.changes(snap)})
+        _check(snap, tampered)
+    _send(conn, {"event": "done", "tampered": tampered})
+
+
+def _check(snap: integrity.Snapshot, tampered: list[str]) -> None:
+    """Record what student code replaced since the snapshot, then put it back."""
+    found = integrity.changes(snap)
+    if found:
+        tampered.extend(f for f in found if f not in tampered)
+        integrity.restore(snap)

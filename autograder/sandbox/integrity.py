@@ -65,3 +65,17 @@ def changes(snap: Snapshot, limit: int = 5) -> list[str]:
     except BaseException as e:  # noqa: BLE001 - the check itself was sabotaged: that is evidence
         found.append(f"broke the grader's integrity check ({type(e).__name__})")
     return found
+
+
+def restore(snap: Snapshot) -> None:
+    """Put back what :func:`changes` reports, so the sandbox's own code (JSON, sockets) keeps
+    working after a submission sabotaged a builtin; the evidence has been recorded by then."""
+    for (name, attr), (obj, code) in snap.items():
+        try:
+            mod = _import(name)
+            if _vars(mod).get(attr) is not obj:
+                setattr(mod, attr, obj)
+            if code is not None and obj.__code__ is not code:
+                obj.__code__ = code
+        except BaseException:  # noqa: BLE001, S112 - restore what can be restored
+            continue

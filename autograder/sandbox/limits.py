@@ -10,9 +10,17 @@ from pathlib import Path
 
 from . import landlock
 
-#: First of the user ids sandboxes run as when the grader runs as root: one per parallel job, so
-#: that a job's process limit and its final sweep of stray processes touch no other job.
+#: First of the user ids sandboxes run as when the grader runs as root: one per parallel job and
+#: grader process, so that a job's process limit and its final sweep of stray processes touch no
+#: other job, not even one of another grader running beside it.
 SANDBOX_UID_BASE = 2_147_000_000
+SLOTS_PER_GRADER = 256
+
+
+def sandbox_uid(slot: int, grader_pid: int | None = None) -> int:
+    """The user id of parallel job ``slot`` (0 is the reference run) of this grader process."""
+    pid = os.getpid() if grader_pid is None else grader_pid
+    return SANDBOX_UID_BASE + (pid % 1_000_000) * SLOTS_PER_GRADER + slot % SLOTS_PER_GRADER
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,141 @@
+"""`python -m autograder grade` as an instructor runs it: outputs, exit codes, resume, kill."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.config import ROOT, load_course
+
+pytestmark = pytest.mark.assignment("01-broadcasting")
+A = "01-broadcasting"
+
+
+def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from autograder import build
+
+    course = load_course()
+    a = course.assignment(A)
+    tmp = tmp_path_factory.mktemp("batch")
+    build.build_assignment(a, course, release_root=tmp / "release", build_root=ROOT / "build")
+    subs = tmp / "subs"
+    subs.mkdir()
+    (subs / "alice.ipynb").write_bytes((ROOT / "build" / A / "reference.ipynb").read_bytes())
+    (subs / "bob.ipynb").write_bytes((tmp / "release" / A / a.notebook).read_bytes())
+    (subs / "carol.ipynb").write_text("{ not json")
+    partial = nbformat.read(ROOT / "build" / A / "reference.ipynb", as_version=4)
+    partial.cells.append(nbformat.v4.new_code_cell("def softmax(x, axis=-1):\n    return x"))
+    nbformat.write(partial, subs / "dave.ipynb")
+    (subs / "notes.txt").write_text("not a submission")
+    return subs
+
+
+@pytest.fixture(scope="module")
+def graded(batch: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    out = tmp_path_factory.mktemp("out")
+    return out, cli("grade", A, str(batch), "--out", str(out), "--jobs", "2")
+
+
+def rows(out: Path) -> list[dict[str, str]]:
+    with open(out / "gradebook.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_gradebook_has_one_row_per_submission_with_the_contract_columns(graded) -> None:
+    out, proc = graded
+    assert proc.returncode == 0, proc.stderr
+    with open(out / "gradebook.csv", newline="") as f:
+        header = next(csv.reader(f))
+    questions = list(load_course().assignment(A).questions)
+    assert header == ["submission", *questions, "total", "possible", "status", "message"]
+    got = {r["submission"]: (r["status"], float(r["total"])) for r in rows(out)}
+    possible = float(rows(out)[0]["possible"])
+    assert got["alice.ipynb"] == ("graded", possible)
+    assert got["bob.ipynb"] == ("graded", 0.0)
+    assert got["carol.ipynb"] == ("invalid", 0.0)
+    assert got["dave.ipynb"][0] == "graded" and 0 < got["dave.ipynb"][1] < possible
+    assert {r["possible"] for r in rows(out)} == {rows(out)[0]["possible"]}
+    dave = next(r for r in rows(out) if r["submission"] == "dave.ipynb")
+    assert float(dave["q5"]) == 0 and dave["message"].startswith("Lost points on q5. First problem: q5 `softmax`")
+
+
+def test_results_follow_the_gradescope_schema(graded) -> None:
+    out, _ = graded
+    for name in ("alice.ipynb", "bob.ipynb", "carol.ipynb", "dave.ipynb"):
+        data = json.loads((out / "results" / f"{name}.json").read_text())
+        assert set(data) >= {"score", "tests", "output"}
+        for t in data["tests"]:
+            assert set(t) >= {"name", "score", "max_score", "output", "visibility"}
+        assert data["score"] == pytest.approx(sum(t["score"] for t in data["tests"]))
+
+
+def test_feedback_and_report_are_written_without_leaking(graded) -> None:
+    out, _ = graded
+    probes = (ROOT / "solutions" / A / "probes.py").read_text()
+    for name in ("alice", "bob", "carol", "dave"):
+        page = (out / "feedback" / f"{name}.ipynb.html").read_text()
+        assert "Traceback" not in page and "def " not in page
+        assert "rng.standard_normal" not in page and "otter_check" not in page
+    report = (out / "report.html").read_text()
+    assert report.count("data:image/png;base64,") == 2
+    assert "carol.ipynb" in report  # the invalid one is listed as flagged
+    assert "hidden = ProbeSet" not in report and probes[:200] not in report
+
+
+def test_other_files_are_listed_as_skipped(graded) -> None:
+    _, proc = graded
+    assert "skipped (not .ipynb or .zip): notes.txt" in proc.stderr
+
+
+def test_rerun_resumes_without_regrading(batch: Path, graded) -> None:
+    out, _ = graded
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "results").iterdir()}
+    start = time.monotonic()
+    proc = cli("grade", A, str(batch), "--out", str(out), "--quiet")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "results").iterdir()} == before
+    assert time.monotonic() - start < 30
+    proc = cli("grade", A, str(batch / "alice.ipynb"), "--out", str(out), "--regrade", "--quiet")
+    assert proc.returncode == 0
+    assert (out / "results" / "alice.ipynb.json").stat().st_mtime_ns > before["alice.ipynb.json"]
+
+
+def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", A, str(batch), "--out", str(out),
+                             "--jobs", "1", "--quiet"], cwd=ROOT, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list((out / "results").glob("*.json"))) < 2:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert cli("grade", A, str(batch), "--out", str(out), "--quiet").returncode == 0
+    names = [r["submission"] for r in rows(out)]
+    assert sorted(names) == ["alice.ipynb", "bob.ipynb", "carol.ipynb", "dave.ipynb"]
+    assert not list(out.glob("**/.*.tmp"))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["grade", A, "/nonexistent/subs", "--out", "/tmp/x"], "error: /nonexistent/subs: no such file or folder"),
+    (["grade", "99-nothing", ".", "--out", "/tmp/x"], "error: unknown assignment '99-nothing'"),
+    (["grade", A, "README.md", "--out", "/tmp/x"], "not a notebook (.ipynb), a folder or a zip"),
+])
+def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> None:
+    proc = cli(*args)
+    assert proc.returncode == 2
+    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
