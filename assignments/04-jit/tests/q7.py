@@ -1,0 +1,16 @@
+from otter.test_files import test_case
+
+OK_FORMAT = False
+
+name = "q7"
+points = 4
+
+@test_case(points=0, hidden=False)
+def test_minimize_example(minimize):
+    result = minimize(lambda x: 2 * (x - 3.0), jnp.zeros(2), 0.5, 1e-06, 100)
+    assert result is not None, 'minimize returned None; is the body still `...`?'
+    x, n_steps = result
+    assert jnp.shape(x) == (2,), f"x should keep x0's shape (2,), got {jnp.shape(x)}"
+    assert jnp.shape(n_steps) == () and jnp.issubdtype(jnp.result_type(n_steps), jnp.integer), f'n_steps should be an integer scalar, got shape {jnp.shape(n_steps)} dtype {jnp.result_type(n_steps)}'
+    assert np.allclose(x, 3.0) and int(n_steps) == 1, f'on f(x) = ||x - 3||^2 from 0 with lr = 0.5, one update reaches x = 3 (then the gradient is 0); got x = {x} after {n_steps} updates'
+

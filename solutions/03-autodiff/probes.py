@@ -1,0 +1,561 @@
+"""Hidden tests of 03-autodiff: jvp and vjp.
+
+Every function handed to student code (`f`, `loss_fn`) is made afresh by the probe body that
+passes it, so no student call sees an object that an earlier one could have changed. Inputs are
+float32 and come from the probe's `rng`.
+"""
+
+import ast
+import inspect
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from autograder.probing import (
+    PlainArray,
+    ProbeSet,
+    compare_outputs,
+    compare_value,
+    describe_value,
+    largest_intermediate,
+    source_of,
+)
+
+hidden = ProbeSet("03-autodiff")
+
+#: The ready-made Jacobian builders, forbidden in questions 1-4 (2 and 3 rebuild two of them).
+JACOBIAN_BUILDERS = {"jacfwd", "jacrev", "jacobian", "hessian"}
+#: Every autodiff transformation: question 8 is a vjp written by hand.
+AUTODIFF = JACOBIAN_BUILDERS | {"grad", "value_and_grad", "vjp", "jvp", "linearize",
+                                "linear_transpose"}
+#: The JAX API names the source checks look for.
+JAX_API = AUTODIFF | {"vmap", "custom_jvp", "custom_vjp", "stop_gradient"}
+
+#: Input size of the HVP probes: its Hessian would hold n * n float32 = 160 GB.
+HVP_N = 200_000
+
+
+def _f32(rng, shape, scale=1.0):
+    return jnp.asarray(rng.standard_normal(shape) * scale, jnp.float32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Source checks (run beside the submission; return plain data for the judges).
+
+
+def _jax_api_used(fn):
+    """Sorted JAX API names (from JAX_API) that the source of ``fn`` and of the notebook
+    functions it calls reaches: ``jax.<name>`` / ``jax.lax.<name>`` attributes, names imported
+    inside it, and bare names that the notebook bound to the JAX object (``from jax import grad``
+    in an earlier cell)."""
+    src = source_of(fn)
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return []
+    base = inspect.unwrap(fn) if callable(fn) else fn
+    env = getattr(base, "__globals__", {})
+    known = {id(obj): name for name in JAX_API
+             for obj in (getattr(jax, name, None), getattr(jax.lax, name, None)) if obj is not None}
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in JAX_API:
+            used.add(node.attr)
+        elif isinstance(node, ast.ImportFrom):
+            used |= {a.name for a in node.names if a.name in JAX_API}
+        elif isinstance(node, ast.Name) and id(env.get(node.id)) in known:
+            used.add(known[id(env[node.id])])
+    return sorted(used)
+
+
+def _api_judge(*, required, forbidden, why_required, why_forbidden):
+    """A judge for a source gate: every name of ``required`` used, none of ``forbidden``."""
+
+    def judge(out, ref):
+        used = set(out.get("api") or [])
+        bad = sorted(used & forbidden)
+        if bad:
+            return f"uses jax.{bad[0]}; {why_forbidden}"
+        missing = [name for name in required if name not in used]
+        if missing:
+            return f"does not call jax.{missing[0]}; {why_required}"
+        return None
+
+    return judge
+
+
+def _close(out, ref, path, *, what="the result"):
+    """compare_value with a nan/inf message first: None or one sentence."""
+    got, want = out.get(path), ref.get(path)
+    if isinstance(got, PlainArray) and isinstance(want, PlainArray) \
+            and got.value.shape == want.value.shape and got.value.dtype.kind == "f":
+        g, w = got.value, want.value
+        nonfinite = ~np.isfinite(g) & np.isfinite(w)
+        if nonfinite.any():
+            kinds = " and ".join(sorted({"nan" if np.isnan(e) else "inf" for e in g[nonfinite]}))
+            return f"{what} has {kinds} in {int(nonfinite.sum())} of {g.size} entries"
+    problem = compare_value(got, want)
+    return None if problem is None else f"{what} {problem}"
+
+
+# ---------------------------------------------------------------------------------------------
+# q1: directional_derivative(f, x, v) = J(x) @ v with one jax.jvp.
+
+
+@hidden.probe("q1", "directional_derivative")
+def scalar_f_matches_reference(sub, rng):
+    """for a scalar f: R^6 -> R at random x and v (6,)"""
+    x, v = _f32(rng, 6), _f32(rng, 6)
+    return {"Jv": sub.directional_derivative(lambda x: jnp.sin(x) @ x ** 2, x, v)}
+
+
+@hidden.probe("q1", "directional_derivative")
+def vector_f_matches_reference(sub, rng):
+    """for f: R^5 -> R^3 at random x and v (5,)"""
+    A = _f32(rng, (3, 5))
+    x, v = _f32(rng, 5), _f32(rng, 5)
+    return {"Jv": sub.directional_derivative(lambda x: jnp.tanh(A @ x) * jnp.sum(x), x, v)}
+
+
+@hidden.probe("q1", "directional_derivative")
+def long_v_not_normalised(sub, rng):
+    """for f: R^4 -> R^2 along a long direction v (4,), which is not to be normalised"""
+    x, v = _f32(rng, 4), _f32(rng, 4, scale=10.0)
+    return {"Jv": sub.directional_derivative(lambda x: jnp.stack([x @ x, jnp.prod(x)]), x, v)}
+
+
+@hidden.probe("q1", "directional_derivative", gate=True, judge=_api_judge(
+    required=["jvp"], forbidden=JACOBIAN_BUILDERS,
+    why_required="J(x) @ v is one forward-mode pass: jax.jvp(f, (x,), (v,))",
+    why_forbidden="it builds the whole Jacobian, while one jax.jvp gives J(x) @ v directly",
+))
+def uses_one_jvp(sub, rng):
+    """calls jax.jvp and builds no Jacobian"""
+    return {"api": _jax_api_used(sub.directional_derivative)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q2, q3: Jacobians of shape (m, n) by vmapping jvp over the input basis / vjp over the output's.
+
+
+def _jacobian_judge(out, ref):
+    if any(path.startswith("J.") for path in out):
+        return ("returned a tuple or list, not an array (jax.jvp returns a pair, and jax.vjp's "
+                "pullback a tuple with one cotangent per argument of f): take the entry you need")
+    got, want = out.get("J"), ref.get("J")
+    if isinstance(got, PlainArray) and isinstance(want, PlainArray):
+        g, w = got.value.shape, want.value.shape
+        if g != w and g == w[::-1]:
+            return (f"has shape {g}, the transpose of the expected {w}: J[i, j] is the derivative "
+                    f"of output i with respect to input j, so J has shape (m, n) for f: R^n -> R^m")
+    return compare_outputs(out, ref)
+
+
+def _wide_f(rng):
+    A = _f32(rng, (3, 5))
+    return lambda x: jnp.tanh(A @ x) * jnp.sum(x ** 2), _f32(rng, 5)
+
+
+def _tall_f(rng):
+    B = _f32(rng, (6, 2))
+    return lambda x: jnp.sin(B @ x) * x[0] + jnp.exp(B @ x / 4), _f32(rng, 2)
+
+
+_BUILDER_WHY = "it is the function you are asked to write (use it only to check your answer)"
+
+
+@hidden.probe("q2", "jacobian_fwd", judge=_jacobian_judge)
+def wide_jacobian(sub, rng):
+    """for f: R^5 -> R^3 at a random x (5,)"""
+    f, x = _wide_f(rng)
+    return {"J": sub.jacobian_fwd(f, x)}
+
+
+@hidden.probe("q2", "jacobian_fwd", judge=_jacobian_judge)
+def tall_jacobian(sub, rng):
+    """for f: R^2 -> R^6 at a random x (2,)"""
+    f, x = _tall_f(rng)
+    return {"J": sub.jacobian_fwd(f, x)}
+
+
+@hidden.probe("q2", "jacobian_fwd", gate=True, judge=_api_judge(
+    required=["jvp", "vmap"], forbidden=JACOBIAN_BUILDERS,
+    why_required="vmap one jax.jvp over the rows of the n x n identity (one tangent per input)",
+    why_forbidden=_BUILDER_WHY,
+))
+def vmaps_jvp(sub, rng):
+    """vmaps jax.jvp and calls no Jacobian builder"""
+    return {"api": _jax_api_used(sub.jacobian_fwd)}
+
+
+@hidden.probe("q3", "jacobian_rev", judge=_jacobian_judge)
+def wide_jacobian_rev(sub, rng):
+    """for f: R^5 -> R^3 at a random x (5,)"""
+    f, x = _wide_f(rng)
+    return {"J": sub.jacobian_rev(f, x)}
+
+
+@hidden.probe("q3", "jacobian_rev", judge=_jacobian_judge)
+def tall_jacobian_rev(sub, rng):
+    """for f: R^2 -> R^6 at a random x (2,)"""
+    f, x = _tall_f(rng)
+    return {"J": sub.jacobian_rev(f, x)}
+
+
+@hidden.probe("q3", "jacobian_rev", gate=True, judge=_api_judge(
+    required=["vjp", "vmap"], forbidden=JACOBIAN_BUILDERS,
+    why_required="call jax.vjp once and vmap its pullback over the rows of the m x m identity",
+    why_forbidden=_BUILDER_WHY,
+))
+def vmaps_vjp(sub, rng):
+    """vmaps jax.vjp and calls no Jacobian builder"""
+    return {"api": _jax_api_used(sub.jacobian_rev)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q4: hvp(f, x, v) = H(x) @ v, never building an n x n array.
+
+
+def _large_hvp_inputs(rng):
+    """``(f, x, v)`` at n = HVP_N, with a fresh f for every call."""
+
+    def f(x):
+        # Not separable (roll couples neighbours, the squared sum couples everything): the
+        # Hessian is dense, and a diagonal-only shortcut gives wrong numbers.
+        return jnp.sum(jnp.tanh(x) * jnp.roll(x, 1)) + jnp.sum(x) ** 2 / x.size
+
+    return f, _f32(rng, HVP_N), _f32(rng, HVP_N)
+
+
+def _hvp_largest(sub, f, x, v):
+    """Most elements of any value in the student's hvp, traced only: nothing runs, nothing is
+    allocated. Must come before any call that executes it."""
+    return largest_intermediate(lambda x, v: sub.hvp(f, x, v), x, v)
+
+
+def _hvp_judge(out, ref):
+    if out.get("built_hessian"):
+        return "built an (n, n) array; an HVP never needs the Hessian"
+    return _close(out, ref, "Hv")
+
+
+@hidden.probe("q4", "hvp")
+def small_n_matches_reference(sub, rng):
+    """for a scalar f: R^8 -> R with a dense Hessian, at random x and v (8,)"""
+    x, v = _f32(rng, 8), _f32(rng, 8)
+
+    def f(x):
+        return jnp.sum(jnp.sin(x) * jnp.roll(x, 1) ** 2) + jnp.log(jnp.sum(jnp.exp(x)))
+
+    return {"Hv": sub.hvp(f, x, v)}
+
+
+@hidden.probe("q4", "hvp", judge=_hvp_judge)
+def large_n_matches_reference(sub, rng):
+    """at n = 200,000, where the Hessian would take 160 GB"""
+    f, x, v = _large_hvp_inputs(rng)
+    if _hvp_largest(sub, f, x, v) >= HVP_N ** 2 // 4:  # never run an hvp that builds the Hessian
+        return {"built_hessian": True}
+    return {"Hv": jax.jit(lambda x, v: sub.hvp(f, x, v))(x, v)}
+
+
+def _never_builds_hessian(out, ref):
+    if out.get("largest") >= out.get("n") ** 2 // 4:
+        return "built an (n, n) array; an HVP never needs the Hessian"
+    return None
+
+
+@hidden.probe("q4", "hvp", gate=True, judge=_never_builds_hessian)
+def never_builds_hessian(sub, rng):
+    """traced at n = 200,000 (nothing runs), builds no (n, n) array"""
+    f, x, v = _large_hvp_inputs(rng)
+    return {"largest": _hvp_largest(sub, f, x, v), "n": HVP_N}
+
+
+@hidden.probe("q4", "hvp", gate=True, judge=_api_judge(
+    required=[], forbidden=JACOBIAN_BUILDERS,
+    why_required="",
+    why_forbidden="it builds the whole n x n Hessian; jax.jvp of jax.grad(f) along v never does",
+))
+def no_hessian_builder(sub, rng):
+    """calls no Jacobian or Hessian builder"""
+    return {"api": _jax_api_used(sub.hvp)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q5: value_grad_aux(loss_fn, params, batch) -> (loss, aux, grads) with has_aux=True.
+
+
+def _run_value_grad_aux(sub, rng):
+    """Call the student's value_grad_aux on a nested params pytree with a counting loss_fn;
+    ``(outputs, number of loss_fn calls)``, the outputs split into loss, aux and grads."""
+    params = {
+        "layers": [{"W": _f32(rng, (3, 4), 0.5), "b": _f32(rng, 4, 0.1)},
+                   {"W": _f32(rng, (4, 2), 0.5), "b": _f32(rng, 2, 0.1)}],
+        "scale": _f32(rng, ()),
+    }
+    batch = {"x": _f32(rng, (8, 3)), "y": _f32(rng, (8, 2))}
+    calls = []
+
+    def loss_fn(p, b):
+        calls.append(1)
+        h = jnp.tanh(b["x"] @ p["layers"][0]["W"] + p["layers"][0]["b"])
+        pred = p["scale"] * (h @ p["layers"][1]["W"] + p["layers"][1]["b"])
+        err = pred - b["y"]
+        return jnp.mean(err ** 2), {"pred": pred, "max_abs_err": jnp.max(jnp.abs(err))}
+
+    result = sub.value_grad_aux(loss_fn, params, batch)
+    if not isinstance(result, (tuple, list)) or len(result) != 3:
+        length = f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""
+        return {"returned": f"a {type(result).__name__}{length}"}, len(calls)
+    loss, aux, grads = result
+    return {"loss": loss, "aux": aux, "grads": grads}, len(calls)
+
+
+def _triple_judge(check):
+    """Wrap a judge of (loss, aux, grads) outputs: first say so when no triple came back."""
+
+    def judge(out, ref):
+        if "returned" in out:
+            return f"returned {out['returned']}; expected a tuple (loss, aux, grads)"
+        return check(out, ref)
+
+    return judge
+
+
+def _part(outputs, name):
+    return {k: v for k, v in outputs.items() if k == name or k.startswith(name + ".")}
+
+
+def _tree_shape(out, ref, name, what):
+    """Same leaves (paths) and leaf shapes under ``name`` as the reference, else one sentence."""
+    got, want = _part(out, name), _part(ref, name)
+    if sorted(got) != sorted(want):
+        return (f"{name} has the leaves [{', '.join(sorted(got)) or 'none'}], expected "
+                f"[{', '.join(sorted(want))}]: {what}")
+    for path in want:
+        g, w = got[path], want[path]
+        if isinstance(w, PlainArray) and (not isinstance(g, PlainArray)
+                                          or g.value.shape != w.value.shape):
+            return f"`{path}` is {describe_value(g)}, expected {describe_value(w)}"
+    return None
+
+
+_AUX_WHAT = "aux is loss_fn's second output, returned as it is"
+_GRADS_WHAT = "the gradient with respect to params only, a pytree shaped like params"
+
+
+@hidden.probe("q5", "value_grad_aux", judge=_triple_judge(
+    lambda out, ref: compare_outputs(_part(out, "loss"), _part(ref, "loss"))
+    or _tree_shape(out, ref, "aux", _AUX_WHAT)
+    or compare_outputs(_part(out, "aux"), _part(ref, "aux"))))
+def loss_and_aux_match(sub, rng):
+    """on nested params (a dict holding a list of two layer dicts and a scalar) and a batch of 8"""
+    outputs, _ = _run_value_grad_aux(sub, rng)
+    return {k: v for k, v in outputs.items() if k != "grads"}
+
+
+def _grads_shape(out, ref):
+    return _tree_shape(out, ref, "grads", _GRADS_WHAT)
+
+
+@hidden.probe("q5", "value_grad_aux", judge=_triple_judge(_grads_shape))
+def grads_shaped_like_params(sub, rng):
+    """on nested params (a dict holding a list of two layer dicts and a scalar)"""
+    outputs, _ = _run_value_grad_aux(sub, rng)
+    return {k: v for k, v in outputs.items() if k != "loss" and k != "aux"}
+
+
+@hidden.probe("q5", "value_grad_aux", judge=_triple_judge(
+    lambda out, ref: _grads_shape(out, ref) or compare_outputs(out, ref)))
+def grads_match_reference(sub, rng):
+    """on nested params (a dict holding a list of two layer dicts and a scalar), random batch"""
+    outputs, _ = _run_value_grad_aux(sub, rng)
+    return {k: v for k, v in outputs.items() if k != "loss" and k != "aux"}
+
+
+def _runs_once(out, ref):
+    calls = out.get("calls")
+    if calls != 1:
+        return (f"loss_fn ran {calls} times in one call; jax.value_and_grad(loss_fn, "
+                "has_aux=True) gives the loss, aux and grads from a single run")
+    return None
+
+
+@hidden.probe("q5", "value_grad_aux", judge=_runs_once)
+def loss_fn_runs_once(sub, rng):
+    """counts the Python calls of loss_fn during one call"""
+    _, calls = _run_value_grad_aux(sub, rng)
+    return {"calls": calls}
+
+
+def _has_aux_true(fn):
+    try:
+        tree = ast.parse(source_of(fn))
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.keyword) and n.arg == "has_aux"
+               and isinstance(n.value, ast.Constant) and n.value.value is True
+               for n in ast.walk(tree))
+
+
+def _has_aux_judge(out, ref):
+    if not out.get("has_aux"):
+        return ("does not pass has_aux=True; let jax.value_and_grad carry aux through "
+                "instead of unpacking loss_fn's output yourself")
+    return None
+
+
+@hidden.probe("q5", "value_grad_aux", gate=True, judge=_has_aux_judge)
+def uses_has_aux(sub, rng):
+    """differentiates with has_aux=True"""
+    return {"has_aux": _has_aux_true(sub.value_grad_aux)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q6: softplus with jax.custom_jvp, finite at +-100.
+
+
+def _softplus_judge(path, what):
+    return lambda out, ref: _close(out, ref, path, what=what)
+
+
+@hidden.probe("q6", "softplus", judge=_softplus_judge("y", "softplus(x)"))
+def values_at_extremes(sub, rng):
+    """values at x = -100, 0 and 100"""
+    return {"y": sub.softplus(jnp.array([-100.0, 0.0, 100.0], jnp.float32))}
+
+
+@hidden.probe("q6", "softplus", judge=_softplus_judge("dy", "the derivative"))
+def derivatives_at_extremes(sub, rng):
+    """derivatives at x = -100, 0 and 100 (jax.vmap of jax.grad)"""
+    x = jnp.array([-100.0, 0.0, 100.0], jnp.float32)
+    return {"dy": jax.vmap(jax.grad(sub.softplus))(x)}
+
+
+@hidden.probe("q6", "softplus", judge=lambda out, ref: (
+    _close(out, ref, "y", what="softplus(x)") or _close(out, ref, "dy", what="the gradient")))
+def matches_reference_on_a_matrix(sub, rng):
+    """values and gradient of the sum on a random x (4, 5) spread over [-60, 60]"""
+    x = _f32(rng, (4, 5), scale=20.0)
+    return {"y": sub.softplus(x), "dy": jax.grad(lambda x: jnp.sum(sub.softplus(x)))(x)}
+
+
+@hidden.probe("q6", "softplus", judge=_softplus_judge("tangent", "the JVP"))
+def jvp_scales_the_tangent(sub, rng):
+    """jax.jvp at a random x (7,) with a random tangent (7,)"""
+    x, t = _f32(rng, 7, scale=5.0), _f32(rng, 7)
+    return {"tangent": jax.jvp(sub.softplus, (x,), (t,))[1]}
+
+
+def _custom_jvp_object(fn):
+    """The jax.custom_jvp behind ``fn`` (through jit and other wrappers), or None."""
+    seen = 0
+    while not isinstance(fn, jax.custom_jvp) and hasattr(fn, "__wrapped__") and seen < 10:
+        fn, seen = fn.__wrapped__, seen + 1
+    return fn if isinstance(fn, jax.custom_jvp) else None
+
+
+def _custom_jvp_judge(out, ref):
+    if not out.get("custom_jvp"):
+        return ("is not a jax.custom_jvp function; decorate it with @jax.custom_jvp and give "
+                "its derivative with @softplus.defjvp")
+    if not out.get("rule"):
+        return "has no JVP rule; define one with @softplus.defjvp"
+    return None
+
+
+@hidden.probe("q6", "softplus", gate=True, judge=_custom_jvp_judge)
+def is_custom_jvp(sub, rng):
+    """is a jax.custom_jvp function with a JVP rule"""
+    obj = _custom_jvp_object(sub.softplus)
+    return {"custom_jvp": obj is not None, "rule": obj is not None and obj.jvp is not None}
+
+
+# ---------------------------------------------------------------------------------------------
+# q7: straight_through_round: round forward, identity backward.
+
+
+@hidden.probe("q7", "straight_through_round")
+def forward_equals_round(sub, rng):
+    """values on a random x (64,) spread over [-10, 10]"""
+    return {"y": sub.straight_through_round(_f32(rng, 64, scale=4.0))}
+
+
+def _ties_judge(out, ref):
+    problem = compare_outputs(out, ref)
+    if problem and isinstance(out.get("y"), PlainArray) and \
+            out["y"].value.shape == ref["y"].value.shape:
+        return ("rounds some halves differently from jnp.round, which rounds half to even "
+                "(2.5 -> 2, 3.5 -> 4)")
+    return problem
+
+
+@hidden.probe("q7", "straight_through_round", judge=_ties_judge)
+def ties_round_half_to_even(sub, rng):
+    """values at halves k + 0.5 for integers k in [-5, 4], shuffled"""
+    return {"y": sub.straight_through_round(jnp.asarray(rng.permutation(10) - 4.5, jnp.float32))}
+
+
+def _gradient_judge(out, ref):
+    dy = out.get("dy")
+    if isinstance(dy, PlainArray) and dy.value.size and not np.any(dy.value):
+        return ("the gradient is zero everywhere, as for jnp.round itself; the backward pass "
+                "must see the identity (hide the rounding from it with jax.lax.stop_gradient)")
+    return compare_outputs(out, ref)
+
+
+@hidden.probe("q7", "straight_through_round", judge=_gradient_judge)
+def gradient_of_sum_is_ones(sub, rng):
+    """jax.grad of the sum at a random x (16,)"""
+    x = _f32(rng, 16, scale=3.0)
+    return {"dy": jax.grad(lambda x: jnp.sum(sub.straight_through_round(x)))(x)}
+
+
+@hidden.probe("q7", "straight_through_round", judge=_gradient_judge)
+def vjp_passes_cotangent_through(sub, rng):
+    """jax.vjp at a random x (3, 4) with a random cotangent (3, 4)"""
+    x, ct = _f32(rng, (3, 4), scale=3.0), _f32(rng, (3, 4))
+    _, pullback = jax.vjp(sub.straight_through_round, x)
+    return {"dy": pullback(ct)[0]}
+
+
+# ---------------------------------------------------------------------------------------------
+# q8: mlp_vjp: the cotangent of x for y = tanh(x @ W1 + b1) @ W2 + b2, by hand.
+
+
+def _mlp_inputs(rng, d_in, h, d_out):
+    params = [
+        {"W": _f32(rng, (d_in, h), d_in ** -0.5), "b": _f32(rng, h, 0.5)},
+        {"W": _f32(rng, (h, d_out), h ** -0.5), "b": _f32(rng, d_out, 0.5)},
+    ]
+    return params, _f32(rng, d_in), _f32(rng, d_out)
+
+
+@hidden.probe("q8", "mlp_vjp")
+def matches_vjp(sub, rng):
+    """on d_in = 5, h = 7, d_out = 3 with random params, x and cotangent"""
+    return {"x_bar": sub.mlp_vjp(*_mlp_inputs(rng, 5, 7, 3))}
+
+
+@hidden.probe("q8", "mlp_vjp")
+def matches_vjp_single_output(sub, rng):
+    """on d_in = 4, h = 16, d_out = 1 with random params, x and cotangent"""
+    return {"x_bar": sub.mlp_vjp(*_mlp_inputs(rng, 4, 16, 1))}
+
+
+@hidden.probe("q8", "mlp_vjp")
+def matches_vjp_saturated(sub, rng):
+    """on d_in = 3, h = 6, d_out = 2 with large inputs x (3,) that saturate some tanh units"""
+    params, x, ct = _mlp_inputs(rng, 3, 6, 2)
+    return {"x_bar": sub.mlp_vjp(params, x * 8.0, ct)}
+
+
+@hidden.probe("q8", "mlp_vjp", gate=True, judge=_api_judge(
+    required=[], forbidden=AUTODIFF, why_required="",
+    why_forbidden="write the backward pass yourself from the vjp rules of @, + and tanh",
+))
+def no_autodiff(sub, rng):
+    """calls no JAX autodiff transformation"""
+    return {"api": _jax_api_used(sub.mlp_vjp)}

@@ -1,0 +1,627 @@
+"""Hidden tests of 04-jit: what breaks under jit, and the fix.
+
+Trace counts (q1, q5) use `count_traces`, which counts JAX trace events rather than cache
+entries, on an input shape that no earlier call in the process used (`_fresh_shape`), so that
+calls made by the notebook or by an earlier probe never pre-warm the cache being counted. Those
+probes return counts only, never the shape, so student and reference runs stay comparable.
+
+Timing probes (q9) measure the same function themselves, before and after the student's
+`benchmark`, and judge the ratio with wide margins (a loaded 2-core machine must not fail a
+correct answer); their judges read only the student's run, never the reference's timings.
+"""
+
+import ast
+import itertools
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.experimental import checkify
+
+from autograder.probing import (
+    PlainArray,
+    ProbeSet,
+    compare_outputs,
+    compare_value,
+    count_traces,
+    describe_value,
+    primitives,
+    raised,
+    raises,
+    source_of,
+)
+
+hidden = ProbeSet("04-jit")
+
+KINDS = ("relu", "tanh", "identity")
+
+_FRESH = itertools.count()
+
+
+def _fresh_shape(cols):
+    """A 2-D shape that no earlier call in this process used, so its first call must trace."""
+    return (257 + next(_FRESH), cols)
+
+
+def _f32(rng, shape, scale=1.0):
+    return jnp.asarray(rng.standard_normal(shape) * scale, jnp.float32)
+
+
+# ---------------------------------------------------------------------------------------------
+# q1 activation: static `kind`, one trace per kind, a tanh that stays finite.
+
+
+@hidden.probe("q1", "activation")
+def matches_reference_for_each_kind(sub, rng):
+    """on a random (4, 6) float32 array, for each kind"""
+    x = _f32(rng, (4, 6), 3.0)
+    return {kind: sub.activation(x, kind) for kind in KINDS}
+
+
+@hidden.probe("q1", "activation")
+def tanh_finite_for_large_inputs(sub, rng):
+    """tanh on a (16,) float32 array with |x| between 90 and 1000"""
+    x = rng.uniform(90.0, 1000.0, 16) * rng.choice([-1.0, 1.0], 16)
+    return {"tanh": sub.activation(jnp.asarray(x, jnp.float32), "tanh")}
+
+
+def _once_per_kind(out, ref):
+    n = out["traces"]
+    if n == 3:
+        return None
+    if n > 3:
+        return (f"traced {n} times for 3 kinds called 3 times each on one input shape; expected "
+                "once per kind (is a new jax.jit made on every call?)")
+    return (f"traced {n} times for 3 kinds called 3 times each on one input shape; expected once "
+            "per kind: `activation` itself should be jitted, with kind static")
+
+
+@hidden.probe("q1", "activation", judge=_once_per_kind, weight=2)
+def compiles_once_per_kind(sub, rng):
+    """each of the 3 kinds called 3 times on one new input shape"""
+    x = _f32(rng, _fresh_shape(3))
+    return {"traces": count_traces(lambda: [sub.activation(x, k) for _ in range(3) for k in KINDS])}
+
+
+# ---------------------------------------------------------------------------------------------
+# q2 sum_negatives: jittable, infinities, no boolean-mask indexing.
+
+
+@hidden.probe("q2", "sum_negatives")
+def matches_reference_under_jit(sub, rng):
+    """under jax.jit on a random (50,) float32 array"""
+    return {"sum": jax.jit(sub.sum_negatives)(_f32(rng, (50,), 10.0))}
+
+
+@hidden.probe("q2", "sum_negatives", weight=2)
+def handles_infinities(sub, rng):
+    """on (20,) float32 arrays holding +inf, and both +inf and -inf, directly and under jax.jit"""
+    plus = rng.standard_normal(20) * 10
+    where = rng.choice(20, 4, replace=False)
+    plus[where[:2]] = np.inf
+    both = plus.copy()
+    both[where[2:]] = -np.inf
+    plus, both = jnp.asarray(plus, jnp.float32), jnp.asarray(both, jnp.float32)
+    # Both ways: XLA rewrites `x * (x < 0).astype(x.dtype)` into a select under jit, which hides
+    # the nan that +inf * 0 gives when the same code runs op by op.
+    jitted = jax.jit(sub.sum_negatives)
+    return {"with_plus_inf_directly": sub.sum_negatives(plus),
+            "with_both_infs_directly": sub.sum_negatives(both),
+            "with_plus_inf_under_jit": jitted(plus),
+            "with_both_infs_under_jit": jitted(both)}
+
+
+@hidden.probe("q2", "sum_negatives")
+def zero_without_negatives_under_jit(sub, rng):
+    """under jax.jit on a (12,) float32 array with no negative entry (one of them +inf)"""
+    x = np.abs(rng.standard_normal(12)) * 10
+    x[rng.integers(12)] = np.inf
+    return {"sum": jax.jit(sub.sum_negatives)(jnp.asarray(x, jnp.float32))}
+
+
+_BOOLEAN_CALLS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
+                  "logical_and", "logical_or", "logical_not", "logical_xor", "signbit",
+                  "isfinite", "isinf", "isnan", "isneginf", "isposinf"}
+
+
+def _boolean_mask_index(source):
+    """The first ``a[mask]`` in ``source`` whose index is a comparison (``x < 0``), a boolean
+    combination of them (``~m``, ``m1 & m2``, ``jnp.less(x, 0)``), or a name assigned one;
+    ``None`` when there is none."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    masks = set()
+
+    def is_mask(node):
+        if isinstance(node, ast.Compare):
+            return True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+            return is_mask(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return is_mask(node.left) or is_mask(node.right)
+        if isinstance(node, ast.BoolOp):
+            return any(is_mask(v) for v in node.values)
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            return name in _BOOLEAN_CALLS
+        if isinstance(node, ast.Name):
+            return node.id in masks
+        if isinstance(node, ast.Tuple):
+            return any(is_mask(e) for e in node.elts)
+        return False
+
+    for _ in range(2):  # twice, so that a mask built from another mask name is found too
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None \
+                    and is_mask(node.value):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                masks |= {t.id for t in targets if isinstance(t, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and is_mask(node.slice):
+            return ast.unparse(node)[:60]
+    return None
+
+
+def _no_mask_indexing(out, ref):
+    found = out["mask_indexing"]
+    if found:
+        return (f"indexes with a boolean mask (`{found}`): the result's shape depends on the "
+                "values, so it cannot be jitted; keep the shape with jnp.where")
+    return None
+
+
+@hidden.probe("q2", "sum_negatives", judge=_no_mask_indexing, gate=True)
+def no_boolean_mask_indexing(sub, rng):
+    """has no boolean-mask indexing"""
+    return {"mask_indexing": _boolean_mask_index(source_of(sub.sum_negatives))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q3 flatten: static shape arithmetic, any shape, under jit.
+
+FLATTEN_SHAPES = [(7,), (3, 4), (2, 3, 4), (2, 1, 3, 1)]
+
+
+def _shape_name(shape):
+    return "x".join(map(str, shape)) if shape else "0-d"
+
+
+@hidden.probe("q3", "flatten")
+def matches_reference_for_several_shapes_under_jit(sub, rng):
+    """under jax.jit on float32 arrays of shapes (7,), (3, 4), (2, 3, 4) and (2, 1, 3, 1)"""
+    f = jax.jit(sub.flatten)
+    return {_shape_name(s): f(_f32(rng, s)) for s in FLATTEN_SHAPES}
+
+
+@hidden.probe("q3", "flatten")
+def zero_d_and_empty_under_jit(sub, rng):
+    """under jax.jit on a 0-d float32 array and on an empty (0, 3) one"""
+    f = jax.jit(sub.flatten)
+    return {"0-d": f(jnp.float32(rng.standard_normal())), "0x3": f(jnp.zeros((0, 3), jnp.float32))}
+
+
+@hidden.probe("q3", "flatten")
+def keeps_int_dtype_without_jit(sub, rng):
+    """called directly on an int32 array of shape (2, 5)"""
+    return {"flat": sub.flatten(jnp.asarray(rng.integers(-50, 50, (2, 5)), jnp.int32))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q4 scale: pure, factor traced.
+
+
+def _two_factors(rng):
+    first, second = rng.uniform(0.5, 4.0, 2)
+    return float(first), float(second + 4.5)  # far apart
+
+
+def _follows_factor(out, ref):
+    first, second = out.get("first"), out.get("second")
+    if isinstance(first, PlainArray) and isinstance(second, PlainArray) \
+            and first.value.shape == second.value.shape and np.array_equal(first.value, second.value):
+        return ("gave the same result for two different factors: the factor must come from the "
+                "argument, not from a global read at trace time")
+    return compare_outputs(out, ref)
+
+
+@hidden.probe("q4", "scale", judge=_follows_factor, weight=2)
+def follows_factor_under_jit(sub, rng):
+    """jax.jit(scale) on one (5, 3) float32 array with two different float factors"""
+    x = _f32(rng, (5, 3))
+    first, second = _two_factors(rng)
+    f = jax.jit(sub.scale)
+    return {"first": f(x, first), "second": f(x, second)}
+
+
+@hidden.probe("q4", "scale", judge=_follows_factor)
+def follows_factor_without_jit(sub, rng):
+    """scale called directly on one (5, 3) float32 array with two different float factors"""
+    x = _f32(rng, (5, 3))
+    first, second = _two_factors(rng)
+    return {"first": sub.scale(x, first), "second": sub.scale(x, second)}
+
+
+@hidden.probe("q4", "scale")
+def broadcasts_an_array_factor_under_jit(sub, rng):
+    """jax.jit(scale) on a (5, 3) float32 array with a (3,) float32 factor"""
+    return {"scaled": jax.jit(sub.scale)(_f32(rng, (5, 3)), _f32(rng, (3,)))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q5 scaled_sum: jitted once, alpha traced.
+
+
+@hidden.probe("q5", "scaled_sum")
+def matches_reference_for_three_alphas(sub, rng):
+    """on a random (6, 4) float32 array with three float alphas"""
+    x = _f32(rng, (6, 4))
+    return {f"alpha_{i}": sub.scaled_sum(x, float(a)) for i, a in enumerate(rng.uniform(-3, 3, 3))}
+
+
+def _one_trace(out, ref):
+    if not out["jitted"]:
+        return "is not itself jitted: jit it once, with alpha traced, on the last line of its cell"
+    n = out["traces"]
+    if n != 1:
+        return (f"traced {n} times for 20 calls with different float alphas on one input shape; "
+                "expected once: keep alpha traced (not static) and jit once, outside the function")
+    return None
+
+
+@hidden.probe("q5", "scaled_sum", judge=_one_trace, weight=2)
+def traces_once_for_twenty_alphas(sub, rng):
+    """20 calls on one new input shape with 20 different Python float alphas"""
+    x = _f32(rng, _fresh_shape(4))
+    alphas = [float(a) for a in rng.uniform(-5, 5, 20)]
+    fn = sub.scaled_sum
+    return {"traces": count_traces(lambda: [fn(x, a) for a in alphas]),
+            "jitted": callable(getattr(fn, "lower", None))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q6 newton_sqrt: lax.fori_loop with iters traced.
+
+
+def _positive_scalars(rng, n):
+    return [jnp.float32(a) for a in rng.uniform(0.5, 50.0, n)]
+
+
+@hidden.probe("q6", "newton_sqrt")
+def matches_reference_for_small_iters(sub, rng):
+    """on four float32 scalars a in [0.5, 50] with iters = 0, 1, 2 and 5"""
+    a_values = _positive_scalars(rng, 4)
+    return {f"iters_{k}": [sub.newton_sqrt(a, k) for a in a_values] for k in (0, 1, 2, 5)}
+
+
+@hidden.probe("q6", "newton_sqrt")
+def traced_iters_under_jit(sub, rng):
+    """under jax.jit with iters traced (int32 scalars 1, 3 and 25)"""
+    f = jax.jit(sub.newton_sqrt)
+    (a,) = _positive_scalars(rng, 1)
+    return {f"iters_{k}": f(a, jnp.int32(k)) for k in (1, 3, 25)}
+
+
+def _one_loop(out, ref):
+    if out["traced_error"]:
+        return (f"raises {out['traced_error']} when iters is traced: the loop needs iters as a "
+                "concrete number (a Python loop, or an array of length iters); use lax.fori_loop, "
+                "whose bounds may be traced")
+    if not out["has_loop"]:
+        return "its jaxpr holds no loop primitive ('while' or 'scan'); use lax.fori_loop"
+    if out["ops_3"] != out["ops_30"]:
+        return (f"its jaxpr grows with iters ({out['ops_3']} operations for iters = 3, "
+                f"{out['ops_30']} for iters = 30): the loop is unrolled; use lax.fori_loop")
+    return None
+
+
+@hidden.probe("q6", "newton_sqrt", judge=_one_loop, gate=True)
+def jaxpr_holds_one_loop(sub, rng):
+    """its jaxpr with iters traced, and with iters = 3 and 30"""
+    (a,) = _positive_scalars(rng, 1)
+    error = raised(jax.make_jaxpr(sub.newton_sqrt), a, jnp.int32(5))
+    has_loop = not error and bool({"while", "scan"} & set(primitives(sub.newton_sqrt, a, jnp.int32(5))))
+    return {
+        "traced_error": error,
+        "has_loop": has_loop,
+        "ops_3": len(primitives(lambda a: sub.newton_sqrt(a, 3), a)),
+        "ops_30": len(primitives(lambda a: sub.newton_sqrt(a, 30), a)),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# q7 minimize: lax.while_loop, exact step counts.
+#
+# On f(x) = x.A.x / 2 - b.x with A's eigenvalues in [1, 1.5] and lr = 0.2, every update shrinks
+# the gradient's norm by a factor between 0.7 and 0.8. `_tol_between` puts tol at the geometric
+# mean of the norms before and after update `steps`, so exactly `steps` updates happen, and
+# rounding (float32 against float64, one formula against another) is 10% away from changing it.
+
+LR = 0.2
+
+
+def _quadratic(rng, n=4):
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    A = (q * rng.uniform(1.0, 1.5, n)) @ q.T
+    A = (A + A.T) / 2
+    b = rng.standard_normal(n)
+    x0 = rng.standard_normal(n) * 0.5
+    return A, b, x0
+
+
+def _grad_fn(A, b):
+    A, b = jnp.asarray(A, jnp.float32), jnp.asarray(b, jnp.float32)
+    return lambda x: A @ x - b
+
+
+def _tol_between(A, b, x0, steps):
+    x, norms = x0.copy(), []
+    for _ in range(steps + 1):
+        g = A @ x - b
+        norms.append(np.linalg.norm(g))
+        x = x - LR * g
+    return float(np.sqrt(norms[steps - 1] * norms[steps]))
+
+
+def _steps_then_x(what):
+    def judge(out, ref):
+        n, want = out.get("n_steps"), ref["n_steps"]
+        if not isinstance(n, int):
+            return f"n_steps is {describe_value(n)}, expected an integer scalar"
+        if n != want:
+            more = "more" if n > want else "fewer"
+            return f"made {more} updates than the reference {what}"
+        problem = compare_value(out.get("x"), ref["x"])
+        return f"x {problem}" if problem else None
+
+    return judge
+
+
+def _minimize_outputs(result):
+    x, n = result
+    return {"x": x, "n_steps": int(n)}
+
+
+@hidden.probe("q7", "minimize", judge=_steps_then_x(
+    "(the L2 norm of grad_fn(x), not its square, is tested against tol before each update)"),
+    weight=2)
+def matches_reference_on_a_quadratic(sub, rng):
+    """gradient descent on a 4-d quadratic, with tol between two updates' gradient norms"""
+    A, b, x0 = _quadratic(rng)
+    tol = _tol_between(A, b, x0, int(rng.integers(8, 16)))
+    return _minimize_outputs(sub.minimize(_grad_fn(A, b), jnp.asarray(x0, jnp.float32), LR, tol, 1000))
+
+
+@hidden.probe("q7", "minimize", judge=_steps_then_x("with lr, tol and max_iter traced"))
+def works_under_jit_with_traced_settings(sub, rng):
+    """under jax.jit with lr, tol and max_iter traced, on a 4-d quadratic"""
+    A, b, x0 = _quadratic(rng)
+    tol = _tol_between(A, b, x0, int(rng.integers(8, 16)))
+    grad_fn = _grad_fn(A, b)
+    run = jax.jit(lambda x0, lr, tol, max_iter: sub.minimize(grad_fn, x0, lr, tol, max_iter))
+    return _minimize_outputs(run(jnp.asarray(x0, jnp.float32), LR, tol, 1000))
+
+
+@hidden.probe("q7", "minimize", judge=_steps_then_x(
+    "when tol is never reached: it should make exactly max_iter updates"))
+def stops_at_max_iter(sub, rng):
+    """a few max_iter updates on a 4-d quadratic with a tol that is never reached"""
+    A, b, x0 = _quadratic(rng)
+    max_iter = int(rng.integers(3, 9))
+    return _minimize_outputs(sub.minimize(_grad_fn(A, b), jnp.asarray(x0, jnp.float32), LR, 1e-9, max_iter))
+
+
+@hidden.probe("q7", "minimize", judge=_steps_then_x(
+    "from an x0 that already meets tol: the norm is tested before each update, so it should "
+    "make none and return x0"))
+def converged_start_takes_no_steps(sub, rng):
+    """an x0 whose gradient norm is already below tol"""
+    A, b, x0 = _quadratic(rng)
+    tol = 10.0 * float(np.linalg.norm(A @ x0 - b))
+    return _minimize_outputs(sub.minimize(_grad_fn(A, b), jnp.asarray(x0, jnp.float32), LR, tol, 100))
+
+
+def _uses_while(out, ref):
+    if out["error"]:
+        return (f"raises {out['error']} when traced (a Python while on a traced value?); use "
+                "lax.while_loop")
+    if "while" not in out["primitives"]:
+        return ("its jaxpr holds no while loop: use lax.while_loop, which stops as soon as the "
+                "gradient is small enough")
+    return None
+
+
+@hidden.probe("q7", "minimize", judge=_uses_while, gate=True)
+def jaxpr_holds_a_while_loop(sub, rng):
+    """its jaxpr on a 4-d quadratic"""
+    A, b, x0 = _quadratic(rng)
+    grad_fn = _grad_fn(A, b)
+
+    def run(x0):
+        return sub.minimize(grad_fn, x0, LR, 1e-3, 100)
+
+    x0 = jnp.asarray(x0, jnp.float32)
+    error = raised(jax.make_jaxpr(run), x0)
+    return {"error": error, "primitives": [] if error else sorted(set(primitives(run, x0)))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q8 checked_log: checkify, err.throw() raises exactly for x <= 0.
+
+
+def _throws(err):
+    return raises(checkify.JaxRuntimeError, err.throw)
+
+
+def _both_ways(sub, cases):
+    """``{f"{case}, {how}": (err, y)}`` for each input, called directly and under jax.jit."""
+    jitted = jax.jit(sub.checked_log)
+    results = {}
+    for name, x in cases.items():
+        for how, fn in (("called directly", sub.checked_log), ("under jax.jit", jitted)):
+            err, y = fn(x)
+            results[f"{name}, {how}"] = (err, y)
+    return results
+
+
+def _raised_for_every_case(out, ref):
+    missed = [case for case, threw in out.items() if threw is not True]
+    if missed:
+        return f"err.throw() did not raise for {missed[0]}; any entry <= 0 must make it raise"
+    return None
+
+
+@hidden.probe("q8", "checked_log", judge=_raised_for_every_case, weight=2)
+def throws_for_nonpositive_entries(sub, rng):
+    """err.throw() on inputs with an entry <= 0, called directly and under jax.jit"""
+    with_zero = np.abs(rng.standard_normal(6)) + 0.1
+    with_zero[rng.integers(6)] = 0.0
+    with_negative = np.abs(rng.standard_normal(6)) + 0.1
+    with_negative[rng.integers(6)] = -float(rng.uniform(0.1, 5.0))
+    cases = {
+        "a (6,) array holding a 0": jnp.asarray(with_zero, jnp.float32),
+        "a (6,) array holding one negative entry": jnp.asarray(with_negative, jnp.float32),
+        "a negative 0-d array": jnp.float32(-rng.uniform(0.1, 5.0)),
+        "a (2, 3) array of negative entries": jnp.asarray(-np.abs(rng.standard_normal((2, 3))) - 0.1,
+                                                          jnp.float32),
+    }
+    return {case: _throws(err) for case, (err, _) in _both_ways(sub, cases).items()}
+
+
+def _passes_and_logs(out, ref):
+    raised_for = [k[len("raised: "):] for k, v in out.items() if k.startswith("raised: ") and v is not False]
+    if raised_for:
+        return f"err.throw() raised for {raised_for[0]}, whose entries are all > 0"
+    ys = {k: v for k, v in ref.items() if k.startswith("y: ")}
+    for key, want in ys.items():
+        problem = compare_value(out.get(key), want)
+        if problem:
+            return f"y for {key[len('y: '):]} {problem}"
+    return None
+
+
+@hidden.probe("q8", "checked_log", judge=_passes_and_logs)
+def passes_for_positive_entries_and_returns_log(sub, rng):
+    """positive float32 inputs of shapes (6,), (2, 3) and (), called directly and under jax.jit"""
+    cases = {
+        "a positive (6,) array": jnp.asarray(rng.uniform(0.01, 100.0, 6), jnp.float32),
+        "a positive (2, 3) array": jnp.asarray(rng.uniform(0.01, 100.0, (2, 3)), jnp.float32),
+        "a positive 0-d array": jnp.float32(rng.uniform(0.01, 100.0)),
+    }
+    out = {}
+    for case, (err, y) in _both_ways(sub, cases).items():
+        out[f"raised: {case}"] = _throws(err)
+        out[f"y: {case}"] = y
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# q9 benchmark: blocks on the result, excludes compilation.
+
+#: A 384 x 384 float32 matmul chain: 5 to 50 ms on a 2-core CPU, dispatched asynchronously.
+CHAIN_N, CHAIN_STEPS = 384, 4
+#: Unrolled scalar operations: a few hundred ms to trace and compile, tens of microseconds to run.
+SLOW_COMPILE_OPS = 150
+#: Timing judges allow this factor either way (a loaded machine must not fail a correct answer).
+SLACK = 5.0
+
+
+def _matmul_chain():
+    @jax.jit
+    def chain(a):
+        return lax.fori_loop(0, CHAIN_STEPS, lambda i, b: jnp.tanh(b @ a), a)
+
+    return chain
+
+
+def _slow_to_compile():
+    """A new jitted function (an empty cache) whose program is SLOW_COMPILE_OPS operations long."""
+
+    def f(x):
+        for i in range(SLOW_COMPILE_OPS):
+            x = jnp.sin(x) * 1.0001 + i * 1e-3
+        return x
+
+    return jax.jit(f)
+
+
+def _blocked_seconds(f, *args, calls=5):
+    """Median seconds per call of a warm ``f``, each result waited for; the first call also
+    drains whatever an earlier benchmark left queued."""
+    jax.block_until_ready(f(*args))
+    times = []
+    for _ in range(calls):
+        began = time.perf_counter()
+        jax.block_until_ready(f(*args))
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def _seconds(value):
+    if isinstance(value, PlainArray) and value.value.size == 1 and value.value.dtype.kind == "f":
+        return float(value.value.reshape(()))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _ms(seconds):
+    return f"{1e3 * seconds:.3g} ms"
+
+
+def _per_call_when_blocked(out, ref):
+    t = _seconds(out.get("seconds"))
+    if t is None:
+        return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
+    low, high = min(out["blocked"]), max(out["blocked"])
+    if t < low / SLACK:
+        return (f"reported {_ms(t)} per call for a function whose calls take about {_ms(low)} to "
+                "finish: it timed the asynchronous dispatch; wait with jax.block_until_ready "
+                "before reading the clock")
+    if t > high * SLACK:
+        return (f"reported {_ms(t)} per call for a function whose calls take about {_ms(high)}: "
+                "return seconds per call (divide by repeats)")
+    return None
+
+
+@hidden.probe("q9", "benchmark", judge=_per_call_when_blocked, weight=2)
+def waits_for_the_result(sub, rng):
+    """on a jitted function whose run takes milliseconds while its dispatch returns at once"""
+    a = _f32(rng, (CHAIN_N, CHAIN_N), 1.0 / CHAIN_N)
+    chain = _matmul_chain()
+    before = _blocked_seconds(chain, a)
+    seconds = sub.benchmark(chain, a, repeats=10)
+    after = _blocked_seconds(chain, a)
+    return {"seconds": seconds, "blocked": [before, after]}
+
+
+def _excludes_compile(out, ref):
+    t = _seconds(out.get("seconds"))
+    if t is None:
+        return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
+    first, run = out["first_call"], out["run"]
+    # Halfway, on a log scale, between a correct answer (run) and one that counts the first
+    # call in the mean of 10 (first / 10): both sit a factor of ten or more away from it.
+    threshold = float(np.sqrt(max(first / 10, run) * run))
+    if t > threshold:
+        return (f"reported {_ms(t)} per call for a function that runs in about {_ms(run)} but "
+                f"takes {_ms(first)} to trace and compile on its first call: the timing includes "
+                "compilation; call f once, untimed, before starting the clock")
+    return None
+
+
+@hidden.probe("q9", "benchmark", judge=_excludes_compile, weight=2)
+def excludes_compilation(sub, rng):
+    """on a new jitted function that is slow to compile and fast to run"""
+    x = jnp.float32(rng.uniform(0.5, 1.5))
+    seconds = sub.benchmark(_slow_to_compile(), x, repeats=10)
+    g = _slow_to_compile()
+    began = time.perf_counter()
+    jax.block_until_ready(g(x))
+    first = time.perf_counter() - began
+    return {"seconds": seconds, "first_call": first, "run": _blocked_seconds(g, x)}

@@ -1,0 +1,7 @@
+"""Normalises the direction v to unit length before the jvp."""
+import jax
+import jax.numpy as jnp
+
+
+def directional_derivative(f, x, v):
+    return jax.jvp(f, (x,), (v / jnp.linalg.norm(v),))[1]

@@ -1,0 +1,8 @@
+"""Transposes the vmapped vjp rows, returning shape (n, m)."""
+import jax
+import jax.numpy as jnp
+
+
+def jacobian_rev(f, x):
+    y, pullback = jax.vjp(f, x)
+    return jax.vmap(pullback)(jnp.eye(y.size, dtype=y.dtype))[0].T

@@ -1,0 +1,7 @@
+"""Differentiates with respect to params and batch (argnums=(0, 1)): grads is a pair."""
+import jax
+
+
+def value_grad_aux(loss_fn, params, batch):
+    (loss, aux), grads = jax.value_and_grad(loss_fn, argnums=(0, 1), has_aux=True)(params, batch)
+    return loss, aux, grads

@@ -1,0 +1,7 @@
+"""Returns (loss, grads, aux): the right pieces in the wrong order."""
+import jax
+
+
+def value_grad_aux(loss_fn, params, batch):
+    (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, batch)
+    return loss, grads, aux

@@ -1,0 +1,10 @@
+"""Leaves `activation` a plain Python function: nothing is compiled once per kind."""
+import jax.numpy as jnp
+
+
+def activation(x, kind):
+    if kind == "relu":
+        return jnp.maximum(x, 0)
+    if kind == "tanh":
+        return jnp.tanh(x)
+    return x

@@ -1,0 +1,15 @@
+"""Stores factor in a global and calls a jitted function that reads it: frozen at the first trace."""
+import jax
+
+FACTOR = 1.0
+
+
+@jax.jit
+def _scale_by_global(x):
+    return x * FACTOR
+
+
+def scale(x, factor):
+    global FACTOR
+    FACTOR = factor
+    return _scale_by_global(x)

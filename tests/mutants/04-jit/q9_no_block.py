@@ -1,0 +1,12 @@
+"""Warms up, but reads the clock without waiting: it times the asynchronous dispatch."""
+import time
+
+import jax
+
+
+def benchmark(f, *args, repeats=10):
+    jax.block_until_ready(f(*args))
+    start = time.perf_counter()
+    for _ in range(repeats):
+        f(*args)
+    return (time.perf_counter() - start) / repeats
