@@ -35,8 +35,12 @@ from .probing import ProbeSet
 
 BUILD_ROOT = ROOT / "build"
 RELEASE_ROOT = ROOT / "assignments"
-SUPPORT_FILES = ("autograder/__init__.py", "autograder/probing.py", "hidden_probes.py",
-                 "reference_solution.py")
+SUPPORT_FILES = (
+    "autograder/__init__.py",
+    "autograder/probing.py",
+    "hidden_probes.py",
+    "reference_solution.py",
+)
 
 
 class BuildError(Exception):
@@ -48,8 +52,10 @@ def check_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet) -> 
     rel = a.master.relative_to(ROOT)
     for i, cell in enumerate(nb.cells, 1):
         if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
-            raise BuildError(f"{rel}: cell {i} has outputs or an execution count; clear them "
-                             "(notebooks are reviewed as code)")
+            raise BuildError(
+                f"{rel}: cell {i} has outputs or an execution count; clear them "
+                "(notebooks are reviewed as code)"
+            )
     if master_config(nb).get("name") != a.id:
         raise BuildError(f"{rel}: ASSIGNMENT CONFIG name must be {a.id!r}")
     questions = {q.name: q for q in master_questions(nb)}
@@ -81,7 +87,9 @@ def hidden_test_cell(probe_id: str, points: float, seed: int) -> nbformat.Notebo
     return nbformat.v4.new_code_cell(source)
 
 
-def autograder_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet, seed: int) -> nbformat.NotebookNode:
+def autograder_master(
+    a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet, seed: int
+) -> nbformat.NotebookNode:
     """The master with a hidden test cell per probe and the support files in its config."""
     nb = copy.deepcopy(nb)
     points = {q.name: q.points for q in master_questions(nb)}
@@ -90,8 +98,9 @@ def autograder_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
         text = cell.source.strip()
         if cell.cell_type == "raw" and text.upper().startswith("# ASSIGNMENT CONFIG"):
             config = yaml.safe_load(text.split("\n", 1)[1]) or {}
-            config.update(requirements="requirements.txt", run_tests=False,
-                          autograder_files=list(SUPPORT_FILES))
+            config.update(
+                requirements="requirements.txt", run_tests=False, autograder_files=list(SUPPORT_FILES)
+            )
             cell = nbformat.v4.new_raw_cell("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False))
         elif cell.cell_type == "raw" and text.upper().startswith("# BEGIN QUESTION"):
             question = (yaml.safe_load(text.split("\n", 1)[1]) or {}).get("name")
@@ -135,12 +144,16 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
     try:
         hidden = load_probes(a.probes_file)
     except Exception as e:  # noqa: BLE001 - instructor code: report it in one line
-        raise BuildError(f"{a.probes_file.relative_to(ROOT)}: cannot be loaded ({type(e).__name__}: {e})") from None
+        raise BuildError(
+            f"{a.probes_file.relative_to(ROOT)}: cannot be loaded ({type(e).__name__}: {e})"
+        ) from None
     check_master(a, nb, hidden)
     with tempfile.TemporaryDirectory(prefix=f"build-{a.id}-") as tmp:
         work = Path(tmp)
         (work / "autograder").mkdir()
-        (work / "autograder" / "__init__.py").write_text('"""Hidden-test support for the otter autograder."""\n')
+        (work / "autograder" / "__init__.py").write_text(
+            '"""Hidden-test support for the otter autograder."""\n'
+        )
         shutil.copy(ROOT / "autograder" / "probing.py", work / "autograder" / "probing.py")
         shutil.copy(a.probes_file, work / "hidden_probes.py")
         (work / "reference_solution.py").write_text(reference_module(nb, a))
@@ -184,8 +197,12 @@ def _otter_assign(master: Path, dist: Path) -> None:
 
 
 def main(
-    *, assignments: list[str] | None = None, release_root: Path = RELEASE_ROOT,
-    build_root: Path = BUILD_ROOT, course: Course | None = None, quiet: bool = False,
+    *,
+    assignments: list[str] | None = None,
+    release_root: Path = RELEASE_ROOT,
+    build_root: Path = BUILD_ROOT,
+    course: Course | None = None,
+    quiet: bool = False,
 ) -> list[Path]:
     """Build the given assignments (all of course.yml by default); returns the release folders."""
     course = course or load_course()
@@ -194,7 +211,5 @@ def main(
     for a in chosen:
         built.append(build_assignment(a, course, release_root=release_root, build_root=build_root))
         if not quiet:
-            print(f"built {a.id}: {built[-1].relative_to(release_root.parent) if release_root.parent in built[-1].parents else built[-1]}",
-                  file=sys.stderr)
+            print(f"built {a.id}", file=sys.stderr)
     return built
-

@@ -12,8 +12,9 @@ from .config import ConfigError
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m autograder",
-                                description="Build, grade, validate and export the JAX course.")
+    p = argparse.ArgumentParser(
+        prog="python -m autograder", description="Build, grade, validate and export the JAX course."
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -22,14 +23,20 @@ def _parser() -> argparse.ArgumentParser:
 
     def grading_flags(q: argparse.ArgumentParser) -> None:
         q.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
-        q.add_argument("--jobs", type=int, default=None, help="submissions graded at once (default: CPU count)")
-        q.add_argument("--cpu-devices", type=int, default=None, help="virtual CPU devices for JAX (default: course.yml)")
+        q.add_argument(
+            "--jobs", type=int, default=None, help="submissions graded at once (default: CPU count)"
+        )
+        q.add_argument(
+            "--cpu-devices", type=int, default=None, help="virtual CPU devices for JAX (default: course.yml)"
+        )
         q.add_argument("--quiet", action="store_true", default=None, help="no progress bar")
 
     g = sub.add_parser("grade", help="grade a notebook, a folder or a zip of submissions")
     g.add_argument("assignment")
     g.add_argument("submissions", type=Path)
-    g.add_argument("--out", type=Path, required=True, help="folder for gradebook.csv, results/, feedback/, report.html")
+    g.add_argument(
+        "--out", type=Path, required=True, help="folder for gradebook.csv, results/, feedback/, report.html"
+    )
     g.add_argument("--regrade", action="store_true", help="grade again what OUT already holds")
     grading_flags(g)
     g.add_argument("--cell-seconds", type=float, default=None)
@@ -62,17 +69,29 @@ def main(argv: list[str] | None = None) -> int:
             from . import grade
 
             return grade.main(
-                assignment=args.assignment, submissions=args.submissions, out=args.out,
-                device=args.device, jobs=args.jobs, regrade=args.regrade, quiet=args.quiet,
-                cpu_devices=args.cpu_devices, cell_seconds=args.cell_seconds,
-                submission_seconds=args.submission_seconds, memory_mb=args.memory_mb,
+                assignment=args.assignment,
+                submissions=args.submissions,
+                out=args.out,
+                device=args.device,
+                jobs=args.jobs,
+                regrade=args.regrade,
+                quiet=args.quiet,
+                cpu_devices=args.cpu_devices,
+                cell_seconds=args.cell_seconds,
+                submission_seconds=args.submission_seconds,
+                memory_mb=args.memory_mb,
                 processes=args.processes,
             )
         if args.command == "validate":
             from . import validate
 
-            return validate.main(assignments=args.assignments or None, device=args.device,
-                                 jobs=args.jobs, cpu_devices=args.cpu_devices, quiet=args.quiet)
+            return validate.main(
+                assignments=args.assignments or None,
+                device=args.device,
+                jobs=args.jobs,
+                cpu_devices=args.cpu_devices,
+                quiet=args.quiet,
+            )
         if args.command == "export-nbgrader":
             from . import export_nbgrader
 
@@ -89,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - one line for people, the traceback on request
         if args.debug or os.environ.get("AUTOGRADER_DEBUG"):
             traceback.print_exc()
-        print(f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)",
-              file=sys.stderr)
+        print(
+            f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", file=sys.stderr
+        )
         return 1
     return 2

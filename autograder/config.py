@@ -29,10 +29,15 @@ class _Model(BaseModel):
 class Limits(_Model):
     """What one submission may use while it is graded."""
 
-    cell_seconds: Annotated[float, Field(gt=0, description="wall-clock seconds for one notebook cell or one hidden test")]
+    cell_seconds: Annotated[
+        float, Field(gt=0, description="wall-clock seconds for one notebook cell or one hidden test")
+    ]
     submission_seconds: Annotated[float, Field(gt=0, description="wall-clock seconds for a whole submission")]
     memory_mb: Annotated[int, Field(ge=256, description="resident memory of the sandbox process, in MiB")]
-    processes: Annotated[int, Field(ge=16, description="tasks (processes and threads) the sandbox may run; JAX needs some threads")]
+    processes: Annotated[
+        int,
+        Field(ge=16, description="tasks (processes and threads) the sandbox may run; JAX needs some threads"),
+    ]
     output_mb: Annotated[int, Field(ge=1, description="MiB of stdout/stderr kept; printing more is cut off")]
 
 
@@ -52,26 +57,45 @@ class Uploads(_Model):
     max_file_mb: Annotated[int, Field(ge=1, description="largest submission file, in MiB")]
     max_zip_members: Annotated[int, Field(ge=1, description="most members a submitted zip may list")]
     max_unzipped_mb: Annotated[int, Field(ge=1, description="most MiB a zip may expand to")]
-    max_ratio: Annotated[float, Field(gt=1, description="largest compression ratio of a zip member (zip bombs)")]
+    max_ratio: Annotated[
+        float, Field(gt=1, description="largest compression ratio of a zip member (zip bombs)")
+    ]
 
 
 class Devices(_Model):
     """Devices an assignment is graded on."""
 
-    cpu_devices: Annotated[int, Field(ge=1, le=64, description="virtual CPU devices the grader gives JAX on the CPU")] = 1
-    min_devices: Annotated[int, Field(ge=1, le=64, description="devices its data-parallel questions are always graded on")] = 1
+    cpu_devices: Annotated[
+        int, Field(ge=1, le=64, description="virtual CPU devices the grader gives JAX on the CPU")
+    ] = 1
+    min_devices: Annotated[
+        int, Field(ge=1, le=64, description="devices its data-parallel questions are always graded on")
+    ] = 1
 
 
 class Assignment(_Model):
     """One graded assignment."""
 
-    id: Annotated[str, Field(pattern=r"^\d\d-[a-z]+$", description="folder name under solutions/ and assignments/, e.g. 01-broadcasting")]
+    id: Annotated[
+        str,
+        Field(
+            pattern=r"^\d\d-[a-z]+$",
+            description="folder name under solutions/ and assignments/, e.g. 01-broadcasting",
+        ),
+    ]
     title: Annotated[str, Field(min_length=1, description="title shown to students")]
-    notebook: Annotated[str, Field(pattern=r"^[\w-]+\.ipynb$", description="master and student notebook file name")]
+    notebook: Annotated[
+        str, Field(pattern=r"^[\w-]+\.ipynb$", description="master and student notebook file name")
+    ]
     due: Annotated[dt.date, Field(description="due date, YYYY-MM-DD")]
     devices: Annotated[Devices, Field(description="device needs")] = Devices()
-    questions: Annotated[dict[str, list[str]], Field(description="question -> the functions students write for it (the syllabus's names)")]
-    limits: Annotated[LimitOverrides, Field(description="changes to the course's grading limits")] = LimitOverrides()
+    questions: Annotated[
+        dict[str, list[str]],
+        Field(description="question -> the functions students write for it (the syllabus's names)"),
+    ]
+    limits: Annotated[LimitOverrides, Field(description="changes to the course's grading limits")] = (
+        LimitOverrides()
+    )
 
     @field_validator("questions")
     @classmethod
@@ -107,7 +131,10 @@ class Grading(_Model):
     """How submissions are graded."""
 
     seed: Annotated[int, Field(ge=0, description="seed of every hidden test's inputs")]
-    matmul_precision: Annotated[Literal["highest", "high", "default"], Field(description="jax_default_matmul_precision for student and reference runs")] = "highest"
+    matmul_precision: Annotated[
+        Literal["highest", "high", "default"],
+        Field(description="jax_default_matmul_precision for student and reference runs"),
+    ] = "highest"
     limits: Annotated[Limits, Field(description="default limits per submission")]
     uploads: Annotated[Uploads, Field(description="caps on submitted files and zips")]
 
@@ -116,7 +143,9 @@ class Course(_Model):
     """The whole course."""
 
     name: Annotated[str, Field(min_length=1, description="course name")]
-    jax: Annotated[str, Field(description="pip version range of JAX the course is graded on, e.g. '>=0.10,<0.12'")]
+    jax: Annotated[
+        str, Field(description="pip version range of JAX the course is graded on, e.g. '>=0.10,<0.12'")
+    ]
     grading: Annotated[Grading, Field(description="grading settings")]
     assignments: Annotated[list[Assignment], Field(min_length=1, description="the assignments, in order")]
 

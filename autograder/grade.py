@@ -63,18 +63,30 @@ class Record:
             "output": self.message,
             "tests": self.tests,
             "extra_data": {
-                "submission": self.submission, "key": self.key, "status": self.status,
-                "questions": self.questions, "possible": self.possible,
-                "fingerprint": self.fingerprint, "notes": self.notes,
+                "submission": self.submission,
+                "key": self.key,
+                "status": self.status,
+                "questions": self.questions,
+                "possible": self.possible,
+                "fingerprint": self.fingerprint,
+                "notes": self.notes,
             },
         }
 
     @classmethod
     def from_results(cls, data: dict[str, Any]) -> Record:
         x = data["extra_data"]
-        return cls(x["submission"], x["key"], x["fingerprint"], x["status"], data["output"],
-                   {q: float(v) for q, v in x["questions"].items()}, float(x["possible"]),
-                   data["tests"], list(x.get("notes", [])))
+        return cls(
+            x["submission"],
+            x["key"],
+            x["fingerprint"],
+            x["status"],
+            data["output"],
+            {q: float(v) for q, v in x["questions"].items()},
+            float(x["possible"]),
+            data["tests"],
+            list(x.get("notes", [])),
+        )
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -96,8 +108,14 @@ class Grader:
     """Grades submissions of one assignment on one device, reusing one reference run."""
 
     def __init__(
-        self, course: Course, assignment: Assignment, out: Path, *, device: str = "cpu",
-        limits: SandboxLimits | None = None, cpu_devices: int | None = None,
+        self,
+        course: Course,
+        assignment: Assignment,
+        out: Path,
+        *,
+        device: str = "cpu",
+        limits: SandboxLimits | None = None,
+        cpu_devices: int | None = None,
     ):
         from .execution import load_probes
 
@@ -107,7 +125,8 @@ class Grader:
         self.probes: ProbeSet = load_probes(assignment.probes_file)
         self.probes_source = assignment.probes_file.read_text(encoding="utf-8")
         self.points = {
-            pid: pts for q, total in self.questions.items()
+            pid: pts
+            for q, total in self.questions.items()
             for pid, pts in self.probes.points(q, total).items()
         }
         self.possible = round(sum(self.questions.values()), 6)
@@ -137,8 +156,11 @@ class Grader:
                 f"graded on {n} virtual CPU devices (at least {devices.min_devices}: "
                 "data-parallel mistakes are invisible on one device)"
             )
-        return {"device": platform, "cpu_devices": n,
-                "matmul_precision": self.course.grading.matmul_precision}
+        return {
+            "device": platform,
+            "cpu_devices": n,
+            "matmul_precision": self.course.grading.matmul_precision,
+        }
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -167,9 +189,15 @@ class Grader:
         sandbox.mkdir(parents=True, exist_ok=True)
         os.chmod(sandbox, 0o711)
         return run_sandboxed(
-            self.zygote, cells=cells, probes_source=self.probes_source,
-            probe_ids=[p.id for p in self.probes.probes], seed=self.seed, job=self.job,
-            limits=self.limits, box=sandbox / f"slot-{slot}", uid=self._uid(slot),
+            self.zygote,
+            cells=cells,
+            probes_source=self.probes_source,
+            probe_ids=[p.id for p in self.probes.probes],
+            seed=self.seed,
+            job=self.job,
+            limits=self.limits,
+            box=sandbox / f"slot-{slot}",
+            uid=self._uid(slot),
         )
 
     # -- reference ----------------------------------------------------------------------------
@@ -178,10 +206,14 @@ class Grader:
         import jax
 
         h = hashlib.sha256()
-        for part in (self.assignment.master.read_bytes(), self.probes_source.encode(),
-                     (Path(__file__).parent / "probing.py").read_bytes(),
-                     json.dumps(self.job, sort_keys=True).encode(), str(self.seed).encode(),
-                     jax.__version__.encode()):
+        for part in (
+            self.assignment.master.read_bytes(),
+            self.probes_source.encode(),
+            (Path(__file__).parent / "probing.py").read_bytes(),
+            json.dumps(self.job, sort_keys=True).encode(),
+            str(self.seed).encode(),
+            jax.__version__.encode(),
+        ):
             h.update(hashlib.sha256(part).digest())
         return h.hexdigest()[:20]
 
@@ -199,8 +231,12 @@ class Grader:
                 pass
         outcome = self._run(code_cells(self.master), slot=0)
         failed = [pid for pid, r in outcome.results.items() if not r["ok"]]
-        if outcome.ended != "ok" or outcome.cell_errors or failed or \
-                len(outcome.results) != len(self.probes.probes):
+        if (
+            outcome.ended != "ok"
+            or outcome.cell_errors
+            or failed
+            or len(outcome.results) != len(self.probes.probes)
+        ):
             why = outcome.detail or (outcome.cell_errors[0][1] if outcome.cell_errors else "")
             if failed:
                 why = f"{failed[0]}: {outcome.results[failed[0]]['error']}"
@@ -222,31 +258,57 @@ class Grader:
         try:
             outcome = self._run(list(sub.cells), slot)
         except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
-            return self._record(sub, "error", f"The grader failed on this submission ({type(e).__name__}); "
-                                "it is not the student's fault. Regrade it with --regrade.", {}, [])
+            return self._record(
+                sub,
+                "error",
+                f"The grader failed on this submission ({type(e).__name__}); "
+                "it is not the student's fault. Regrade it with --regrade.",
+                {},
+                [],
+            )
         finally:
             self._slots.put(slot)
         try:
             return self.judge(sub, outcome)
         except Exception as e:  # noqa: BLE001
-            return self._record(sub, "error", f"The grader failed while judging ({type(e).__name__}: "
-                                f"{str(e)[:120]}); it is not the student's fault.", {}, [])
+            return self._record(
+                sub,
+                "error",
+                f"The grader failed while judging ({type(e).__name__}: "
+                f"{str(e)[:120]}); it is not the student's fault.",
+                {},
+                [],
+            )
 
     def judge(self, sub: Submission, outcome: RunOutcome) -> Record:
         ref = self.reference()
         if outcome.tampered:
             evidence = "; ".join(outcome.tampered[:3])
-            return self._record(sub, "tampered", f"The notebook changed what grading relies on "
-                                f"({evidence}); it scores 0.", {}, [])
+            return self._record(
+                sub,
+                "tampered",
+                f"The notebook changed what grading relies on ({evidence}); it scores 0.",
+                {},
+                [],
+            )
         if outcome.ended == "tampered":
             return self._record(sub, "tampered", f"{outcome.detail.capitalize()}; it scores 0.", {}, [])
-        early = {"timeout": "ran out of time", "memory": "ran out of memory",
-                 "crashed": "crashed", "exited": "stopped"}
+        early = {
+            "timeout": "ran out of time",
+            "memory": "ran out of memory",
+            "crashed": "crashed",
+            "exited": "stopped",
+        }
         if outcome.ended != "ok" and outcome.where.startswith("cell") or outcome.ended == "exited":
             status = "crashed" if outcome.ended == "exited" else outcome.ended
             detail = f" ({outcome.detail})" if outcome.detail else ""
-            return self._record(sub, status, f"The notebook {early[outcome.ended]} in "
-                                f"{outcome.where}{detail}; no question was graded.", {}, [])
+            return self._record(
+                sub,
+                status,
+                f"The notebook {early[outcome.ended]} in {outcome.where}{detail}; no question was graded.",
+                {},
+                [],
+            )
 
         problems: dict[str, str | None] = {}
         not_run: set[str] = set()
@@ -260,10 +322,16 @@ class Grader:
                 not_run.add(probe.question)
                 problems[probe.id] = f"{probe.question} `{probe.function}`: not run"
         if outcome.ended != "ok" and outcome.where:
-            stopped = self.probes.get(outcome.where) if outcome.where in {p.id for p in self.probes.probes} else None
+            stopped = (
+                self.probes.get(outcome.where)
+                if outcome.where in {p.id for p in self.probes.probes}
+                else None
+            )
             if stopped is not None:
-                problems[stopped.id] = (f"{stopped.question} `{stopped.function}`: {stopped.description}: "
-                                        f"{early[outcome.ended]}" + (f" ({outcome.detail})" if outcome.detail else ""))
+                problems[stopped.id] = (
+                    f"{stopped.question} `{stopped.function}`: {stopped.description}: "
+                    f"{early[outcome.ended]}" + (f" ({outcome.detail})" if outcome.detail else "")
+                )
                 not_run.add(stopped.question)
 
         questions: dict[str, float] = {}
@@ -279,14 +347,18 @@ class Grader:
             for p in probes:
                 problem = problems[p.id]
                 scored = not (gate_failed or problem or q in not_run)
-                tests.append({
-                    "name": f"{q} {p.function}: {p.name.replace('_', ' ')}",
-                    "number": q, "score": self.points[p.id] if scored else 0.0,
-                    "max_score": self.points[p.id], "status": "failed" if problem else "passed",
-                    "output": problem or ("passed, but a requirement of this question failed"
-                                          if gate_failed else "passed"),
-                    "visibility": "visible",
-                })
+                tests.append(
+                    {
+                        "name": f"{q} {p.function}: {p.name.replace('_', ' ')}",
+                        "number": q,
+                        "score": self.points[p.id] if scored else 0.0,
+                        "max_score": self.points[p.id],
+                        "status": "failed" if problem else "passed",
+                        "output": problem
+                        or ("passed, but a requirement of this question failed" if gate_failed else "passed"),
+                        "visibility": "visible",
+                    }
+                )
         lost = [q for q, pts in self.questions.items() if questions[q] < pts]
 
         status = "graded" if outcome.ended == "ok" else outcome.ended
@@ -299,22 +371,49 @@ class Grader:
             message = f"Lost points on {', '.join(lost)}. First problem: {first}"
         if status != "graded":
             graded = [q for q in self.questions if q not in not_run]
-            message = (f"Grading stopped at {outcome.where}: it {early.get(outcome.ended, 'failed')}"
-                       + (f" ({outcome.detail})" if outcome.detail else "")
-                       + f". Still graded: {', '.join(graded) or 'none'}. " + message)
+            message = (
+                f"Grading stopped at {outcome.where}: it {early.get(outcome.ended, 'failed')}"
+                + (f" ({outcome.detail})" if outcome.detail else "")
+                + f". Still graded: {', '.join(graded) or 'none'}. "
+                + message
+            )
         notes = list(sub.notes) + [f"cell {i} raised: {e}" for i, e in outcome.cell_errors[:5]]
         return self._record(sub, status, message, questions, tests, notes)
 
-    def _record(self, sub: Submission, status: str, message: str, questions: dict[str, float],
-                tests: list[dict[str, Any]], notes: list[str] | None = None) -> Record:
+    def _record(
+        self,
+        sub: Submission,
+        status: str,
+        message: str,
+        questions: dict[str, float],
+        tests: list[dict[str, Any]],
+        notes: list[str] | None = None,
+    ) -> Record:
         qs = {q: questions.get(q, 0.0) for q in self.questions}
         if not tests:
-            tests = [{"name": f"{p.question} {p.function}: {p.name.replace('_', ' ')}", "number": p.question,
-                      "score": 0.0, "max_score": self.points[p.id], "status": "failed",
-                      "output": f"not graded: status {status}", "visibility": "visible"}
-                     for p in self.probes.probes]
-        return Record(sub.name, sub.key, sub.fingerprint, status, " ".join(message.split()), qs,
-                      self.possible, tests, list(notes or sub.notes) + self.notes)
+            tests = [
+                {
+                    "name": f"{p.question} {p.function}: {p.name.replace('_', ' ')}",
+                    "number": p.question,
+                    "score": 0.0,
+                    "max_score": self.points[p.id],
+                    "status": "failed",
+                    "output": f"not graded: status {status}",
+                    "visibility": "visible",
+                }
+                for p in self.probes.probes
+            ]
+        return Record(
+            sub.name,
+            sub.key,
+            sub.fingerprint,
+            status,
+            " ".join(message.split()),
+            qs,
+            self.possible,
+            tests,
+            list(notes or sub.notes) + self.notes,
+        )
 
 
 def _gpu_count() -> int:
@@ -343,8 +442,10 @@ def _dump_reference(outcome: RunOutcome) -> str:
 def _load_reference(path: Path) -> dict[str, dict[str, Any]]:
     data = json.loads(path.read_text(encoding="utf-8"))
     return {
-        pid: {"ok": True, "outputs": decode_outputs(
-            r["meta"], {k: base64.b64decode(b) for k, b in r["blobs"].items()})}
+        pid: {
+            "ok": True,
+            "outputs": decode_outputs(r["meta"], {k: base64.b64decode(b) for k, b in r["blobs"].items()}),
+        }
         for pid, r in data.items()
     }
 
@@ -357,8 +458,16 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["submission", *questions, "total", "possible", "status", "message"])
     for r in records:
-        w.writerow([r.submission, *(_fmt(r.questions.get(q, 0.0)) for q in questions),
-                    _fmt(r.total), _fmt(r.possible), r.status, r.message])
+        w.writerow(
+            [
+                r.submission,
+                *(_fmt(r.questions.get(q, 0.0)) for q in questions),
+                _fmt(r.total),
+                _fmt(r.possible),
+                r.status,
+                r.message,
+            ]
+        )
     atomic_write(path, buf.getvalue())
 
 
@@ -372,10 +481,20 @@ def read_record(out: Path, sub: Submission) -> Record | None:
 
 
 def main(
-    *, assignment: str, submissions: Path, out: Path, device: str = "cpu", jobs: int | None = None,
-    regrade: bool = False, quiet: bool | None = None, cpu_devices: int | None = None,
-    cell_seconds: float | None = None, submission_seconds: float | None = None,
-    memory_mb: int | None = None, processes: int | None = None, course: Course | None = None,
+    *,
+    assignment: str,
+    submissions: Path,
+    out: Path,
+    device: str = "cpu",
+    jobs: int | None = None,
+    regrade: bool = False,
+    quiet: bool | None = None,
+    cpu_devices: int | None = None,
+    cell_seconds: float | None = None,
+    submission_seconds: float | None = None,
+    memory_mb: int | None = None,
+    processes: int | None = None,
+    course: Course | None = None,
 ) -> int:
     """Grade SUBMISSIONS into OUT. Returns the exit status: 0 when every submission has a row
     (whatever its status), 1 when grading itself failed. Raises :class:`UsageError` for bad
@@ -386,8 +505,12 @@ def main(
     a = course.assignment(assignment)
     subs, skipped = collect(submissions, a, course)
     base = course.limits_for(a).model_dump()
-    overrides = {"cell_seconds": cell_seconds, "submission_seconds": submission_seconds,
-                 "memory_mb": memory_mb, "processes": processes}
+    overrides = {
+        "cell_seconds": cell_seconds,
+        "submission_seconds": submission_seconds,
+        "memory_mb": memory_mb,
+        "processes": processes,
+    }
     limits = SandboxLimits(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
     if device == "gpu" and _gpu_count() == 0:
         raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
@@ -421,8 +544,10 @@ def main(
                 futures = {pool.submit(grader.grade, s): s for s in todo}
                 for fut in as_completed(futures):
                     record = fut.result()
-                    atomic_write(out / "results" / f"{record.key}.json",
-                                 json.dumps(record.to_results(), indent=1, sort_keys=True) + "\n")
+                    atomic_write(
+                        out / "results" / f"{record.key}.json",
+                        json.dumps(record.to_results(), indent=1, sort_keys=True) + "\n",
+                    )
                     write_feedback(out, record, a)
                     records[record.key] = record
                     flush()

@@ -66,9 +66,12 @@ def is_test_cell(source: str) -> bool:
     except SyntaxError:
         return False
     return bool(tree.body) and all(
-        isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
-        or isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
-        and isinstance(n.value.func, ast.Name) and n.value.func.id.startswith("test_")
+        isinstance(n, ast.FunctionDef)
+        and n.name.startswith("test_")
+        or isinstance(n, ast.Expr)
+        and isinstance(n.value, ast.Call)
+        and isinstance(n.value.func, ast.Name)
+        and n.value.func.id.startswith("test_")
         for n in tree.body
     )
 
@@ -91,8 +94,7 @@ def executable_source(source: str) -> str:
 def code_cells(nb: nbformat.NotebookNode, *, skip_tests: bool = False) -> list[str]:
     """The sources of ``nb``'s code cells, in order."""
     return [
-        c.source for c in nb.cells
-        if c.cell_type == "code" and not (skip_tests and is_test_cell(c.source))
+        c.source for c in nb.cells if c.cell_type == "code" and not (skip_tests and is_test_cell(c.source))
     ]
 
 
@@ -152,8 +154,9 @@ def master_questions(nb: nbformat.NotebookNode) -> list[Question]:
             current = yaml.safe_load(text.split("\n", 1)[1]) if "\n" in text else {}
             functions = []
         elif c.cell_type == "raw" and re.match(r"#\s*END\s+QUESTION", text, re.I) and current:
-            questions.append(Question(str(current["name"]), float(current.get("points", 0)),
-                                      tuple(functions)))
+            questions.append(
+                Question(str(current["name"]), float(current.get("points", 0)), tuple(functions))
+            )
             current = None
         elif c.cell_type == "raw" and re.match(r"#\s*BEGIN\s+SOLUTION", text, re.I):
             in_solution = True

@@ -118,9 +118,7 @@ class ProbeSet:
             name = body.__name__
             if any(p.question == question and p.name == name for p in self.probes):
                 raise ValueError(f"{self.assignment}: probe {question}.{name} is defined twice")
-            self.probes.append(
-                Probe(question, name, function, doc, body, judge, weight, rtol, atol, gate)
-            )
+            self.probes.append(Probe(question, name, function, doc, body, judge, weight, rtol, atol, gate))
             return body
 
         return register
@@ -362,7 +360,10 @@ def judge_probe(probe: Probe, student: dict[str, Any], reference: dict[str, Any]
 
 
 def compare_outputs(
-    out: dict[str, Any], ref: dict[str, Any], *, rtol: float | None = None,
+    out: dict[str, Any],
+    ref: dict[str, Any],
+    *,
+    rtol: float | None = None,
     atol: float | None = None,
 ) -> str | None:
     """Compare every reference output with the student's: structure, shape, then values."""
@@ -398,9 +399,7 @@ def describe_value(v: Any) -> str:
     return f"a {_type(v).__name__}"
 
 
-def compare_value(
-    got: Any, want: Any, *, rtol: float | None = None, atol: float | None = None
-) -> str | None:
+def compare_value(got: Any, want: Any, *, rtol: float | None = None, atol: float | None = None) -> str | None:
     """``None`` if ``got`` matches ``want`` (decoded plain values), else what differs."""
     if _isinstance(want, PlainArray):
         if not _isinstance(got, PlainArray):
@@ -641,9 +640,13 @@ def python_loops(source: str) -> list[str]:
     except SyntaxError:
         return []
     kinds = {
-        ast.For: "a for loop", ast.AsyncFor: "a for loop", ast.While: "a while loop",
-        ast.ListComp: "a list comprehension", ast.SetComp: "a set comprehension",
-        ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression",
+        ast.For: "a for loop",
+        ast.AsyncFor: "a for loop",
+        ast.While: "a while loop",
+        ast.ListComp: "a list comprehension",
+        ast.SetComp: "a set comprehension",
+        ast.DictComp: "a dict comprehension",
+        ast.GeneratorExp: "a generator expression",
     }
     return [kinds[_type(n)] for n in ast.walk(tree) if _type(n) in kinds]
 
@@ -680,9 +683,7 @@ def otter_check(probes: ProbeSet, probe_id: str, env: dict[str, Any], seed: int)
     A scoring probe also fails when a gate of its question fails, so that otter's per-test
     points add up to :func:`score_question`'s."""
     probe = probes.get(probe_id)
-    checks = [probe] if probe.gate else [
-        *(p for p in probes.for_question(probe.question) if p.gate), probe
-    ]
+    checks = [probe] if probe.gate else [*(p for p in probes.for_question(probe.question) if p.gate), probe]
     for p in checks:
         student = decode_run(run_probe(p, env, seed))
         reference = decode_run(run_probe(p, reference_env(), seed))

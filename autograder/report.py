@@ -28,8 +28,10 @@ padding:.35rem .5rem;text-align:left;vertical-align:top}th{background:#f4f4f4}
 
 
 def _page(title: str, body: str) -> str:
-    return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}"
-            f"</title>{_STYLE}</head><body>{body}</body></html>\n")
+    return (
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}"
+        f"</title>{_STYLE}</head><body>{body}</body></html>\n"
+    )
 
 
 def _fmt(x: float) -> str:
@@ -52,8 +54,7 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
         f"status <span class=status>{e(record.status)}</span>.</p><p>{e(record.message)}</p>"
         f"<h2>Questions</h2><table><tr><th>question</th><th>points</th></tr>{per_q}</table>"
         f"<h2>Hidden tests</h2><table><tr><th>test</th><th>result</th><th>points</th>"
-        f"<th>details</th></tr>{rows}</table>"
-        + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
+        f"<th>details</th></tr>{rows}</table>" + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
     )
     return _page(f"{assignment.id} feedback: {record.submission}", body)
 
@@ -93,13 +94,14 @@ def report_html(records: list[Record], assignment: Assignment, questions: list[s
 
     flagged = [r for r in records if r.status != "graded"]
     flagged_rows = "".join(
-        f"<tr><td>{e(r.submission)}</td><td>{e(r.status)}</td><td>{e(r.message)}</td></tr>"
-        for r in flagged
+        f"<tr><td>{e(r.submission)}</td><td>{e(r.status)}</td><td>{e(r.message)}</td></tr>" for r in flagged
     )
     status_rows = "".join(f"<tr><td>{e(s)}</td><td>{n}</td></tr>" for s, n in counts.items())
     summary = (
         f"<p>{len(records)} submissions; mean {mean(totals):.2f}, median {median(totals):g} "
-        f"of {_fmt(possible)}.</p>" if records else "<p>No submissions.</p>"
+        f"of {_fmt(possible)}.</p>"
+        if records
+        else "<p>No submissions.</p>"
     )
     body = (
         f"<h1>{e(assignment.id)}: class report</h1>{summary}"
@@ -107,8 +109,11 @@ def report_html(records: list[Record], assignment: Assignment, questions: list[s
         f"<img alt='score histogram' src='data:image/png;base64,{_figure_png(hist)}'>"
         f"<img alt='mean points per question' src='data:image/png;base64,{_figure_png(bars)}'>"
         f"<h2>Errored, timed out or flagged</h2>"
-        + (f"<table><tr><th>submission</th><th>status</th><th>message</th></tr>{flagged_rows}</table>"
-           if flagged else "<p>None.</p>")
+        + (
+            f"<table><tr><th>submission</th><th>status</th><th>message</th></tr>{flagged_rows}</table>"
+            if flagged
+            else "<p>None.</p>"
+        )
     )
     return _page(f"{assignment.id} class report", body)
 

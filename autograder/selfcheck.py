@@ -36,9 +36,7 @@ def run_cells(cells: list[str]) -> tuple[dict[str, Any], list[str]]:
 
 
 def score(probes: list[Probe], env: dict[str, Any], ref: dict[str, Any], seed: int) -> dict[str, str | None]:
-    return {
-        p.id: judge_probe(p, decode_run(run_probe(p, env, seed)), ref[p.id]) for p in probes
-    }
+    return {p.id: judge_probe(p, decode_run(run_probe(p, env, seed)), ref[p.id]) for p in probes}
 
 
 def question_scores(

@@ -183,11 +183,13 @@ class _Reader:
         for info in infos:
             if info.file_size > self.uploads.max_unzipped_mb * 2**20:
                 return f"holds a file larger than {self.uploads.max_unzipped_mb} MiB unpacked"
-            if info.file_size > 2**16 and info.file_size > self.uploads.max_ratio * max(info.compress_size, 1):
-                return "looks like a zip bomb (a member expands more than "\
-                       f"{self.uploads.max_ratio:g} times)"
+            if info.file_size > 2**16 and info.file_size > self.uploads.max_ratio * max(
+                info.compress_size, 1
+            ):
+                return f"looks like a zip bomb (a member expands more than {self.uploads.max_ratio:g} times)"
         if sum(i.file_size for i in infos) > self.uploads.max_unzipped_mb * 2**20 * (
-            1 if max_members == self.uploads.max_zip_members else BATCH_MAX_MEMBERS):
+            1 if max_members == self.uploads.max_zip_members else BATCH_MAX_MEMBERS
+        ):
             return f"expands to more than {self.uploads.max_unzipped_mb} MiB"
         return zf
 
@@ -217,7 +219,9 @@ class _Reader:
             if info.is_dir() or not member.lower().endswith(".ipynb") or member.startswith("__MACOSX"):
                 continue
             if _unsafe(member):
-                return self.invalid(name, f"holds a notebook whose path escapes the zip ({display_name(member)})", data)
+                return self.invalid(
+                    name, f"holds a notebook whose path escapes the zip ({display_name(member)})", data
+                )
             notebooks.append(info)
         if not notebooks:
             return self.invalid(name, "holds no notebook (.ipynb)", data)
@@ -252,7 +256,11 @@ class _Reader:
                 skipped.append(name)
                 continue
             if _unsafe(member):
-                subs.append(self.invalid(name, "its path in the zip is absolute or climbs out with '..'; not extracted"))
+                subs.append(
+                    self.invalid(
+                        name, "its path in the zip is absolute or climbs out with '..'; not extracted"
+                    )
+                )
                 continue
             content = self._read_member(zf, info)
             if isinstance(content, str):

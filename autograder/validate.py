@@ -33,12 +33,20 @@ class Check:
     detail: str = ""
 
 
-def mutant_notebook(reference: nbformat.NotebookNode, functions: list[str], source: str) -> nbformat.NotebookNode:
+def mutant_notebook(
+    reference: nbformat.NotebookNode, functions: list[str], source: str
+) -> nbformat.NotebookNode:
     """The solved notebook with ``source`` as a new cell right after the cell defining
     ``functions``: its definitions win, and later cells use them."""
     nb = copy.deepcopy(reference)
-    idx = max((i for i, c in enumerate(nb.cells)
-               if c.cell_type == "code" and defined_names(c.source) & set(functions)), default=None)
+    idx = max(
+        (
+            i
+            for i, c in enumerate(nb.cells)
+            if c.cell_type == "code" and defined_names(c.source) & set(functions)
+        ),
+        default=None,
+    )
     if idx is None:
         raise ValueError(f"no cell defines {', '.join(functions)}")
     cells = list(nb.cells)
@@ -96,8 +104,9 @@ def leak_checks(a: Assignment) -> list[Check]:
     markers = [m for m in ("hidden_probes", "otter_check", "hidden: true", "hidden=True") if m in text]
     return [
         Check(a.id, "no solution line in release", not leaked, leaked[0][:60] if leaked else ""),
-        Check(a.id, "no hidden test in release", not (hidden or markers),
-              (hidden or markers or [""])[0][:60]),
+        Check(
+            a.id, "no hidden test in release", not (hidden or markers), (hidden or markers or [""])[0][:60]
+        ),
     ]
 
 
@@ -105,45 +114,79 @@ def fresh_checks(a: Assignment, fresh: Path) -> list[Check]:
     committed = a.release_dir
     if not committed.exists():
         return [Check(a.id, "release is fresh", False, f"assignments/{a.id} is missing; run build")]
-    names = sorted({p.relative_to(committed) for p in committed.rglob("*") if p.is_file()} |
-                   {p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file()})
-    differ = [str(n) for n in names if not (committed / n).is_file() or not (fresh / n).is_file()
-              or not filecmp.cmp(committed / n, fresh / n, shallow=False)]
-    return [Check(a.id, "release is fresh", not differ,
-                  f"{differ[0]} differs from a fresh build; run build" if differ else "")]
+    names = sorted(
+        {p.relative_to(committed) for p in committed.rglob("*") if p.is_file()}
+        | {p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file()}
+    )
+    differ = [
+        str(n)
+        for n in names
+        if not (committed / n).is_file()
+        or not (fresh / n).is_file()
+        or not filecmp.cmp(committed / n, fresh / n, shallow=False)
+    ]
+    return [
+        Check(
+            a.id,
+            "release is fresh",
+            not differ,
+            f"{differ[0]} differs from a fresh build; run build" if differ else "",
+        )
+    ]
 
 
 def grading_checks(a: Assignment, records: dict[str, Record], mutants: dict[str, str]) -> list[Check]:
     checks = []
     ref = records["reference.ipynb"]
-    checks.append(Check(a.id, "reference scores full marks",
-                        ref.status == "graded" and ref.total == ref.possible,
-                        f"{ref.total:g}/{ref.possible:g} {ref.status}: {ref.message[:120]}"))
+    checks.append(
+        Check(
+            a.id,
+            "reference scores full marks",
+            ref.status == "graded" and ref.total == ref.possible,
+            f"{ref.total:g}/{ref.possible:g} {ref.status}: {ref.message[:120]}",
+        )
+    )
     stub = records["stub.ipynb"]
-    checks.append(Check(a.id, "stub scores 0 without crashing",
-                        stub.status == "graded" and stub.total == 0,
-                        f"{stub.total:g}/{stub.possible:g} {stub.status}"))
+    checks.append(
+        Check(
+            a.id,
+            "stub scores 0 without crashing",
+            stub.status == "graded" and stub.total == 0,
+            f"{stub.total:g}/{stub.possible:g} {stub.status}",
+        )
+    )
     caught = []
     for name, q in mutants.items():
         r = records[name]
         full = ref.questions[q]
         if not r.questions[q] < full:
             caught.append(f"{name} kept {r.questions[q]:g}/{full:g} on {q}")
-    checks.append(Check(a.id, f"{len(mutants)} known-wrong answers lose points", not caught and
-                        len(mutants) >= 3 * len(a.questions),
-                        caught[0] if caught else ("" if len(mutants) >= 3 * len(a.questions)
-                                                  else f"only {len(mutants)} known-wrong answers; "
-                                                  f"need 3 per question")))
+    checks.append(
+        Check(
+            a.id,
+            f"{len(mutants)} known-wrong answers lose points",
+            not caught and len(mutants) >= 3 * len(a.questions),
+            caught[0]
+            if caught
+            else (
+                ""
+                if len(mutants) >= 3 * len(a.questions)
+                else f"only {len(mutants)} known-wrong answers; need 3 per question"
+            ),
+        )
+    )
     per_q = {q: sum(1 for m in mutants.values() if m == q) for q in a.questions}
     thin = [q for q, n in per_q.items() if n < 3]
     if thin:
-        checks.append(Check(a.id, "3 known-wrong answers per question", False,
-                            f"{thin[0]} has {per_q[thin[0]]}"))
+        checks.append(
+            Check(a.id, "3 known-wrong answers per question", False, f"{thin[0]} has {per_q[thin[0]]}")
+        )
     return checks
 
 
-def validate_assignment(a: Assignment, course: Course, *, device: str, jobs: int | None,
-                        cpu_devices: int | None, quiet: bool) -> list[Check]:
+def validate_assignment(
+    a: Assignment, course: Course, *, device: str, jobs: int | None, cpu_devices: int | None, quiet: bool
+) -> list[Check]:
     with tempfile.TemporaryDirectory(prefix=f"validate-{a.id}-") as tmp:
         tmp_path = Path(tmp)
         build.build_assignment(a, course, release_root=tmp_path / "release", build_root=ROOT / "build")
@@ -163,8 +206,16 @@ def validate_assignment(a: Assignment, course: Course, *, device: str, jobs: int
             nbformat.write(mutant_notebook(reference, a.questions[q], path.read_text()), subs / name)
             mutants[name] = q
         out = tmp_path / "out"
-        status = grade.main(assignment=a.id, submissions=subs, out=out, device=device, jobs=jobs,
-                            quiet=quiet, cpu_devices=cpu_devices, course=course)
+        status = grade.main(
+            assignment=a.id,
+            submissions=subs,
+            out=out,
+            device=device,
+            jobs=jobs,
+            quiet=quiet,
+            cpu_devices=cpu_devices,
+            course=course,
+        )
         if status != 0:
             return [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]
         records = {}
@@ -176,8 +227,14 @@ def validate_assignment(a: Assignment, course: Course, *, device: str, jobs: int
     return checks
 
 
-def main(*, assignments: list[str] | None = None, device: str = "cpu", jobs: int | None = None,
-         cpu_devices: int | None = None, quiet: bool | None = None) -> int:
+def main(
+    *,
+    assignments: list[str] | None = None,
+    device: str = "cpu",
+    jobs: int | None = None,
+    cpu_devices: int | None = None,
+    quiet: bool | None = None,
+) -> int:
     from tabulate import tabulate
 
     course = load_course()
@@ -185,8 +242,9 @@ def main(*, assignments: list[str] | None = None, device: str = "cpu", jobs: int
     quiet = (not sys.stderr.isatty()) if quiet is None else quiet
     checks: list[Check] = []
     for a in chosen:
-        checks += validate_assignment(a, course, device=device, jobs=jobs, cpu_devices=cpu_devices,
-                                      quiet=quiet)
+        checks += validate_assignment(
+            a, course, device=device, jobs=jobs, cpu_devices=cpu_devices, quiet=quiet
+        )
     rows = [(c.assignment, c.check, "ok" if c.ok else "FAIL", c.detail) for c in checks]
     print(tabulate(rows, headers=["assignment", "check", "result", "detail"]))
     failed = [c for c in checks if not c.ok]

@@ -36,32 +36,62 @@ SECRETS = [
 
 ATTACKS: dict[str, tuple[str, str, str]] = {
     # name: (cell, expected status, expected score: "full" | "zero" | "q2-lost")
-    "replace_jnp_allclose": ("import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True", "tampered", "zero"),
-    "replace_np_testing": ("import numpy as np\nnp.testing.assert_allclose = lambda *a, **k: None",
-                           "tampered", "zero"),
+    "replace_jnp_allclose": (
+        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        "tampered",
+        "zero",
+    ),
+    "replace_np_testing": (
+        "import numpy as np\nnp.testing.assert_allclose = lambda *a, **k: None",
+        "tampered",
+        "zero",
+    ),
     "replace_builtin": ("import builtins\nbuiltins.isinstance = lambda *a: True", "tampered", "zero"),
     "delete_builtin": ("import builtins\ndel builtins.sorted", "tampered", "zero"),
-    "patch_code_object": ("import numpy as np\nnp.testing.assert_array_equal.__code__ = (lambda *a, **k: None).__code__",
-                          "tampered", "zero"),
-    "replace_grader_helper": ("import autograder.probing as p\np.compare_value = lambda *a, **k: None\n"
-                              "p.judge_probe = lambda *a, **k: None", "tampered", "zero"),
-    "replace_grader_module": ("import sys, types\nsys.modules['autograder.probing'] = types.ModuleType('x')",
-                              "tampered", "zero"),
+    "patch_code_object": (
+        "import numpy as np\nnp.testing.assert_array_equal.__code__ = (lambda *a, **k: None).__code__",
+        "tampered",
+        "zero",
+    ),
+    "replace_grader_helper": (
+        "import autograder.probing as p\np.compare_value = lambda *a, **k: None\n"
+        "p.judge_probe = lambda *a, **k: None",
+        "tampered",
+        "zero",
+    ),
+    "replace_grader_module": (
+        "import sys, types\nsys.modules['autograder.probing'] = types.ModuleType('x')",
+        "tampered",
+        "zero",
+    ),
     "replace_json": ("import json\njson.dumps = lambda *a, **k: '{}'", "tampered", "zero"),
-    "tamper_later_in_thread": ("import threading, time, jax.numpy as jnp\n"
-                               "def later():\n    time.sleep(0.3)\n    jnp.allclose = lambda *a, **k: True\n"
-                               "threading.Thread(target=later, daemon=True).start()\n"
-                               "def outer(x, y):\n    time.sleep(0.5)\n    return x[:, None] * y[None, :]",
-                               "tampered", "zero"),
-    "eq_always_true": ("class Yes:\n    def __eq__(self, other): return True\n    shape = (5, 3)\n"
-                       "def outer(x, y):\n    return Yes()", "graded", "q2-lost"),
-    "fake_array": ("import numpy as np\nclass Fake:\n    def __array__(self, *a, **k): return np.zeros((5, 3))\n"
-                   "    shape = (5, 3)\n    dtype = np.float32\ndef outer(x, y):\n    return Fake()",
-                   "graded", "q2-lost"),
-    "lying_ndarray_subclass": ("import numpy as np\nclass Liar(np.ndarray):\n"
-                               "    def __eq__(self, other): return np.ones(self.shape, bool)\n"
-                               "def outer(x, y):\n    return np.zeros((len(x), len(y)), np.float32).view(Liar)",
-                               "graded", "q2-lost"),
+    "tamper_later_in_thread": (
+        "import threading, time, jax.numpy as jnp\n"
+        "def later():\n    time.sleep(0.3)\n    jnp.allclose = lambda *a, **k: True\n"
+        "threading.Thread(target=later, daemon=True).start()\n"
+        "def outer(x, y):\n    time.sleep(0.5)\n    return x[:, None] * y[None, :]",
+        "tampered",
+        "zero",
+    ),
+    "eq_always_true": (
+        "class Yes:\n    def __eq__(self, other): return True\n    shape = (5, 3)\n"
+        "def outer(x, y):\n    return Yes()",
+        "graded",
+        "q2-lost",
+    ),
+    "fake_array": (
+        "import numpy as np\nclass Fake:\n    def __array__(self, *a, **k): return np.zeros((5, 3))\n"
+        "    shape = (5, 3)\n    dtype = np.float32\ndef outer(x, y):\n    return Fake()",
+        "graded",
+        "q2-lost",
+    ),
+    "lying_ndarray_subclass": (
+        "import numpy as np\nclass Liar(np.ndarray):\n"
+        "    def __eq__(self, other): return np.ones(self.shape, bool)\n"
+        "def outer(x, y):\n    return np.zeros((len(x), len(y)), np.float32).view(Liar)",
+        "graded",
+        "q2-lost",
+    ),
     "infinite_loop_top_level": ("while True:\n    pass", "timeout", "zero"),
     "infinite_loop_in_function": ("def outer(x, y):\n    while True:\n        pass", "timeout", "q2-lost"),
     "sleep_forever": ("import time\ntime.sleep(10_000)", "timeout", "zero"),
@@ -76,33 +106,65 @@ ATTACKS: dict[str, tuple[str, str, str]] = {
     "print_megabytes": ("print('x' * 50_000_000)", "graded", "full"),
     # The file-size limit turns the write into an error (Python ignores SIGXFSZ): nothing breaks.
     "write_fd_without_end": ("import os\nwhile True:\n    os.write(1, b'x' * 2**20)", "graded", "full"),
-    "read_secrets": (f"LEAK = False\nfor p in {SECRETS!r}:\n    try:\n        open(p).read(1)\n"
-                     f"        LEAK = True\n    except OSError:\n        pass\n{BETRAY}", "graded", "full"),
-    "search_for_hidden_tests": ("import os\nLEAK = False\nfor top in ['/work', '/root', '/tmp', '/home', '/srv']:\n"
-                                "    for d, _, files in os.walk(top):\n"
-                                "        if 'probes.py' in files or 'reference.ipynb' in files:\n"
-                                f"            LEAK = True\n{BETRAY}", "graded", "full"),
-    "subprocess_reads_secrets": ("import subprocess\nLEAK = subprocess.run(['cat', "
-                                 f"{SECRETS[1]!r}], capture_output=True).returncode == 0\n{BETRAY}",
-                                 "graded", "full"),
-    "write_results_and_gradebook": ("import os, json\nfrom pathlib import Path\nLEAK = False\n"
-                                    "for up in Path.cwd().parents:\n"
-                                    "    for target in [up / 'gradebook.csv', up / 'results' / 'x.json']:\n"
-                                    "        try:\n            target.write_text('hacked')\n            LEAK = True\n"
-                                    f"        except OSError:\n            pass\n{BETRAY}", "graded", "full"),
-    "kill_the_grader": ("import os, signal\nfor pid in [os.getppid(), 1]:\n    try:\n"
-                        "        os.kill(pid, signal.SIGKILL)\n    except OSError:\n        pass\n"
-                        "try:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass", "graded", "full"),
-    "network": ("import socket\nLEAK = False\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=1)\n"
-                f"    LEAK = True\nexcept OSError:\n    pass\n{BETRAY}", "graded", "full"),
-    "forge_channel": ("import os, stat\nfor fd in range(3, 64):\n    try:\n"
-                      "        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
-                      "            os.write(fd, b'\\x00\\x00\\x00\\x05hello')\n    except OSError:\n        pass",
-                      "tampered", "zero"),
-    "daemon_outlives_run": ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n"
-                            "    os._exit(0)", "graded", "full"),
-    "huge_output_array": ("import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.ones((60_000, 60_000))",
-                          "memory", "q2-lost"),
+    "read_secrets": (
+        f"LEAK = False\nfor p in {SECRETS!r}:\n    try:\n        open(p).read(1)\n"
+        f"        LEAK = True\n    except OSError:\n        pass\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "search_for_hidden_tests": (
+        "import os\nLEAK = False\nfor top in ['/work', '/root', '/tmp', '/home', '/srv']:\n"
+        "    for d, _, files in os.walk(top):\n"
+        "        if 'probes.py' in files or 'reference.ipynb' in files:\n"
+        f"            LEAK = True\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "subprocess_reads_secrets": (
+        "import subprocess\nLEAK = subprocess.run(['cat', "
+        f"{SECRETS[1]!r}], capture_output=True).returncode == 0\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "write_results_and_gradebook": (
+        "import os, json\nfrom pathlib import Path\nLEAK = False\n"
+        "for up in Path.cwd().parents:\n"
+        "    for target in [up / 'gradebook.csv', up / 'results' / 'x.json']:\n"
+        "        try:\n            target.write_text('hacked')\n            LEAK = True\n"
+        f"        except OSError:\n            pass\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "kill_the_grader": (
+        "import os, signal\nfor pid in [os.getppid(), 1]:\n    try:\n"
+        "        os.kill(pid, signal.SIGKILL)\n    except OSError:\n        pass\n"
+        "try:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass",
+        "graded",
+        "full",
+    ),
+    "network": (
+        "import socket\nLEAK = False\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=1)\n"
+        f"    LEAK = True\nexcept OSError:\n    pass\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "forge_channel": (
+        "import os, stat\nfor fd in range(3, 64):\n    try:\n"
+        "        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+        "            os.write(fd, b'\\x00\\x00\\x00\\x05hello')\n    except OSError:\n        pass",
+        "tampered",
+        "zero",
+    ),
+    "daemon_outlives_run": (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n    os._exit(0)",
+        "graded",
+        "full",
+    ),
+    "huge_output_array": (
+        "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.ones((60_000, 60_000))",
+        "memory",
+        "q2-lost",
+    ),
 }
 
 
@@ -123,11 +185,22 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], P
         nb.cells.append(nbformat.v4.new_code_cell(cell))
         nbformat.write(nb, subs / f"{name}.ipynb")
     out = tmp / "out"
-    status = grade.main(assignment=a.id, submissions=subs, out=out, jobs=2, quiet=True,
-                        cell_seconds=5, submission_seconds=60, memory_mb=1536, course=course)
+    status = grade.main(
+        assignment=a.id,
+        submissions=subs,
+        out=out,
+        jobs=2,
+        quiet=True,
+        cell_seconds=5,
+        submission_seconds=60,
+        memory_mb=1536,
+        course=course,
+    )
     assert status == 0
-    results = {p.name.removesuffix(".ipynb.json"): json.loads(p.read_text())
-               for p in (out / "results").glob("*.json")}
+    results = {
+        p.name.removesuffix(".ipynb.json"): json.loads(p.read_text())
+        for p in (out / "results").glob("*.json")
+    }
     return results, out
 
 

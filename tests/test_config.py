@@ -13,7 +13,12 @@ from autograder.config import COURSE_FILE, ConfigError, load_course
 def test_the_course_loads_with_all_five_assignments() -> None:
     course = load_course()
     assert [a.id for a in course.assignments] == [
-        "01-broadcasting", "02-prng", "03-autodiff", "04-jit", "05-pmap"]
+        "01-broadcasting",
+        "02-prng",
+        "03-autodiff",
+        "04-jit",
+        "05-pmap",
+    ]
     pmap = course.assignment("05-pmap")
     assert (pmap.devices.cpu_devices, pmap.devices.min_devices) == (8, 2)
     assert course.limits_for(pmap).cell_seconds == course.grading.limits.cell_seconds
@@ -34,12 +39,14 @@ def broken(tmp_path: Path, change: callable) -> str:
 def test_unknown_key_is_named(tmp_path: Path) -> None:
     def change(d: dict) -> None:
         d["assignments"][1]["deadline"] = "soon"
+
     assert broken(tmp_path, change).endswith("course.yml: assignments[1].deadline: unknown key")
 
 
 def test_wrong_type_says_what_is_expected(tmp_path: Path) -> None:
     def change(d: dict) -> None:
         d["grading"]["limits"]["memory_mb"] = "lots"
+
     message = broken(tmp_path, change)
     assert "grading.limits.memory_mb" in message and "integer" in message and "'lots'" in message
 
@@ -47,6 +54,7 @@ def test_wrong_type_says_what_is_expected(tmp_path: Path) -> None:
 def test_bad_date_is_named(tmp_path: Path) -> None:
     def change(d: dict) -> None:
         d["assignments"][0]["due"] = "next friday"
+
     message = broken(tmp_path, change)
     assert "assignments[0].due" in message and "date" in message
 
@@ -54,18 +62,21 @@ def test_bad_date_is_named(tmp_path: Path) -> None:
 def test_missing_key_is_named(tmp_path: Path) -> None:
     def change(d: dict) -> None:
         del d["grading"]["seed"]
+
     assert broken(tmp_path, change).endswith("grading.seed: missing (required)")
 
 
 def test_duplicate_assignment_id(tmp_path: Path) -> None:
     def change(d: dict) -> None:
         d["assignments"].append(dict(d["assignments"][0]))
+
     assert "id '01-broadcasting' appears twice" in broken(tmp_path, change)
 
 
 def test_bad_question_name(tmp_path: Path) -> None:
     def change(d: dict) -> None:
         d["assignments"][0]["questions"]["question1"] = ["f"]
+
     assert "question names look like q1" in broken(tmp_path, change)
 
 
@@ -74,8 +85,11 @@ def test_missing_master_is_named(tmp_path: Path) -> None:
     data["assignments"][2]["notebook"] = "nothere.ipynb"
     path = tmp_path / "course.yml"
     path.write_text(yaml.safe_dump(data))
-    with pytest.raises(ConfigError, match=r"assignments\[2\]\.notebook: solutions/03-autodiff/nothere"
-                                          r"\.ipynb does not exist"):
+    with pytest.raises(
+        ConfigError,
+        match=r"assignments\[2\]\.notebook: solutions/03-autodiff/nothere"
+        r"\.ipynb does not exist",
+    ):
         load_course(path)
 
 

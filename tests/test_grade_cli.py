@@ -21,8 +21,9 @@ A = "01-broadcasting"
 
 
 def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,9 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def graded(batch: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def graded(
+    batch: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("out")
     return out, cli("grade", A, str(batch), "--out", str(out), "--jobs", "2")
 
@@ -71,7 +74,9 @@ def test_gradebook_has_one_row_per_submission_with_the_contract_columns(graded) 
     assert got["dave.ipynb"][0] == "graded" and 0 < got["dave.ipynb"][1] < possible
     assert {r["possible"] for r in rows(out)} == {rows(out)[0]["possible"]}
     dave = next(r for r in rows(out) if r["submission"] == "dave.ipynb")
-    assert float(dave["q5"]) == 0 and dave["message"].startswith("Lost points on q5. First problem: q5 `softmax`")
+    assert float(dave["q5"]) == 0 and dave["message"].startswith(
+        "Lost points on q5. First problem: q5 `softmax`"
+    )
 
 
 def test_results_follow_the_gradescope_schema(graded) -> None:
@@ -117,8 +122,23 @@ def test_rerun_resumes_without_regrading(batch: Path, graded) -> None:
 
 def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", A, str(batch), "--out", str(out),
-                             "--jobs", "1", "--quiet"], cwd=ROOT, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            A,
+            str(batch),
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and len(list((out / "results").glob("*.json"))) < 2:
         time.sleep(0.2)
@@ -130,11 +150,17 @@ def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path)
     assert not list(out.glob("**/.*.tmp"))
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["grade", A, "/nonexistent/subs", "--out", "/tmp/x"], "error: /nonexistent/subs: no such file or folder"),
-    (["grade", "99-nothing", ".", "--out", "/tmp/x"], "error: unknown assignment '99-nothing'"),
-    (["grade", A, "README.md", "--out", "/tmp/x"], "not a notebook (.ipynb), a folder or a zip"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["grade", A, "/nonexistent/subs", "--out", "/tmp/x"],
+            "error: /nonexistent/subs: no such file or folder",
+        ),
+        (["grade", "99-nothing", ".", "--out", "/tmp/x"], "error: unknown assignment '99-nothing'"),
+        (["grade", A, "README.md", "--out", "/tmp/x"], "not a notebook (.ipynb), a folder or a zip"),
+    ],
+)
 def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> None:
     proc = cli(*args)
     assert proc.returncode == 2

@@ -54,50 +54,95 @@ CASES: list[tuple[str, bytes, str | None]] = [
     ("corrupt.ipynb", b'{"cells": [', "not valid notebook JSON"),
     ("empty.ipynb", b"", "is empty"),
     ("whitespace.ipynb", b"  \n\t\n", "is empty"),
-    ("paper.ipynb", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3 binary", "is a PDF, not a notebook; submit the .ipynb file"),
-    ("script.ipynb", b"import jax\ndef outer(x, y):\n    return x\n",
-     "is not a notebook (not JSON; a .py or text file renamed?)"),
+    (
+        "paper.ipynb",
+        b"%PDF-1.7\n%\xe2\xe3\xcf\xd3 binary",
+        "is a PDF, not a notebook; submit the .ipynb file",
+    ),
+    (
+        "script.ipynb",
+        b"import jax\ndef outer(x, y):\n    return x\n",
+        "is not a notebook (not JSON; a .py or text file renamed?)",
+    ),
     ("binary.ipynb", bytes(range(256)) * 4, "is not a notebook (the file is not UTF-8 text)"),
     ("list.ipynb", b"[1, 2, 3]", "not a Jupyter notebook (no cell list)"),
-    ("nocells.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode(),
-     "not a Jupyter notebook (no cell list)"),
-    ("badcell.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
-                                  "cells": [{"cell_type": "code", "source": 42}]}).encode(),
-     "not a Jupyter notebook (unsupported format)"),
-    ("other.ipynb", notebook("def lcg(state, n):\n    return 0", "02-prng").encode(),
-     "is a notebook for 02-prng, not 01-broadcasting"),
-    ("lookalike.ipynb", notebook("def split_keys(key, n):\n    return key", None).encode(),
-     "looks like a notebook for 02-prng, not 01-broadcasting"),
-    ("unrelated.ipynb", notebook("print('hello')", None).encode(),
-     "defines none of this assignment's functions (add_positional, broadcast_shape, one_hot, outer, ...)"),
+    (
+        "nocells.ipynb",
+        json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode(),
+        "not a Jupyter notebook (no cell list)",
+    ),
+    (
+        "badcell.ipynb",
+        json.dumps(
+            {
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {},
+                "cells": [{"cell_type": "code", "source": 42}],
+            }
+        ).encode(),
+        "not a Jupyter notebook (unsupported format)",
+    ),
+    (
+        "other.ipynb",
+        notebook("def lcg(state, n):\n    return 0", "02-prng").encode(),
+        "is a notebook for 02-prng, not 01-broadcasting",
+    ),
+    (
+        "lookalike.ipynb",
+        notebook("def split_keys(key, n):\n    return key", None).encode(),
+        "looks like a notebook for 02-prng, not 01-broadcasting",
+    ),
+    (
+        "unrelated.ipynb",
+        notebook("print('hello')", None).encode(),
+        "defines none of this assignment's functions (add_positional, broadcast_shape, one_hot, outer, ...)",
+    ),
     ("good.ipynb", GOOD.encode(), None),
     ("bom.ipynb", b"\xef\xbb\xbf" + GOOD.encode(), None),
     ("notzip.zip", b"PK\x03\x04 this is not really a zip", "is not a valid zip file"),
     ("nonotebook.zip", zip_bytes({"answers.py": b"x = 1"}), "holds no notebook (.ipynb)"),
-    ("two.zip", zip_bytes({"a.ipynb": GOOD.encode(), "b.ipynb": GOOD.encode()}),
-     "holds several notebooks; submit one"),
-    ("escape.zip", zip_bytes({"../../evil.ipynb": GOOD.encode()}),
-     "holds a notebook whose path escapes the zip (../../evil.ipynb)"),
-    ("absolute.zip", zip_bytes({"/etc/evil.ipynb": GOOD.encode()}),
-     "holds a notebook whose path escapes the zip (/etc/evil.ipynb)"),
-    ("bomb.zip", zip_bytes({"broadcasting.ipynb": b"\0" * (50 * 2**20)}),
-     "looks like a zip bomb (a member expands more than 200 times)"),
-    ("otter-export.zip", zip_bytes({"broadcasting.ipynb": GOOD.encode(),
-                                    ".OTTER_LOG": b"\x80\x04cposix\nsystem\n"}), None),
+    (
+        "two.zip",
+        zip_bytes({"a.ipynb": GOOD.encode(), "b.ipynb": GOOD.encode()}),
+        "holds several notebooks; submit one",
+    ),
+    (
+        "escape.zip",
+        zip_bytes({"../../evil.ipynb": GOOD.encode()}),
+        "holds a notebook whose path escapes the zip (../../evil.ipynb)",
+    ),
+    (
+        "absolute.zip",
+        zip_bytes({"/etc/evil.ipynb": GOOD.encode()}),
+        "holds a notebook whose path escapes the zip (/etc/evil.ipynb)",
+    ),
+    (
+        "bomb.zip",
+        zip_bytes({"broadcasting.ipynb": b"\0" * (50 * 2**20)}),
+        "looks like a zip bomb (a member expands more than 200 times)",
+    ),
+    (
+        "otter-export.zip",
+        zip_bytes({"broadcasting.ipynb": GOOD.encode(), ".OTTER_LOG": b"\x80\x04cposix\nsystem\n"}),
+        None,
+    ),
     ("corrupt-in-zip.zip", zip_bytes({"broadcasting.ipynb": b"{nope"}), "not valid notebook JSON"),
 ]
 
 
 @pytest.mark.parametrize(("name", "data", "problem"), CASES, ids=[c[0] for c in CASES])
-def test_malformed_file_gets_one_row_with_its_problem(folder: Path, name: str, data: bytes,
-                                                     problem: str | None) -> None:
+def test_malformed_file_gets_one_row_with_its_problem(
+    folder: Path, name: str, data: bytes, problem: str | None
+) -> None:
     (folder / name).write_bytes(data)
     assert one(folder) == (name, problem)
 
 
 def test_otter_log_is_ignored_and_noted(folder: Path) -> None:
-    (folder / "alice.zip").write_bytes(zip_bytes({"broadcasting.ipynb": GOOD.encode(),
-                                                  ".OTTER_LOG": b"\x80\x04 not a pickle we open"}))
+    (folder / "alice.zip").write_bytes(
+        zip_bytes({"broadcasting.ipynb": GOOD.encode(), ".OTTER_LOG": b"\x80\x04 not a pickle we open"})
+    )
     (sub,), _ = collect(folder, BROADCASTING, COURSE)
     assert sub.problem is None
     assert sub.notes == ("ignored .OTTER_LOG (never unpickled)",)
@@ -147,18 +192,26 @@ def test_other_files_are_skipped_without_a_row(folder: Path) -> None:
 
 def test_batch_zip_never_extracts_escaping_members(tmp_path: Path) -> None:
     batch = tmp_path / "class.zip"
-    batch.write_bytes(zip_bytes({
-        "alice.ipynb": GOOD.encode(),
-        "../escape.ipynb": GOOD.encode(),
-        "/abs/bob.ipynb": GOOD.encode(),
-        "readme.txt": b"x",
-        "nested/carol.ipynb": GOOD.encode(),
-    }))
+    batch.write_bytes(
+        zip_bytes(
+            {
+                "alice.ipynb": GOOD.encode(),
+                "../escape.ipynb": GOOD.encode(),
+                "/abs/bob.ipynb": GOOD.encode(),
+                "readme.txt": b"x",
+                "nested/carol.ipynb": GOOD.encode(),
+            }
+        )
+    )
     subs, skipped = collect(batch, BROADCASTING, COURSE)
     rows = {s.name: s.problem for s in subs}
     climbs = "its path in the zip is absolute or climbs out with '..'; not extracted"
-    assert rows == {"alice.ipynb": None, "../escape.ipynb": climbs, "/abs/bob.ipynb": climbs,
-                    "nested/carol.ipynb": None}
+    assert rows == {
+        "alice.ipynb": None,
+        "../escape.ipynb": climbs,
+        "/abs/bob.ipynb": climbs,
+        "nested/carol.ipynb": None,
+    }
     assert skipped == ["readme.txt"]
     assert all("/" not in s.key for s in subs)
     assert not (tmp_path / "escape.ipynb").exists()

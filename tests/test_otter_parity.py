@@ -31,8 +31,9 @@ def test_our_scores_equal_otters(assignment: str, tmp_path: Path) -> None:
     (subs / "stub.ipynb").write_bytes((tmp_path / "release" / a.id / a.notebook).read_bytes())
     for path in sorted(a.mutants_dir.glob("q*.py")):
         q = path.name.split("_", 1)[0]
-        nbformat.write(mutant_notebook(reference, a.questions[q], path.read_text()),
-                       subs / f"{path.stem}.ipynb")
+        nbformat.write(
+            mutant_notebook(reference, a.questions[q], path.read_text()), subs / f"{path.stem}.ipynb"
+        )
 
     out = tmp_path / "out"
     assert grade.main(assignment=a.id, submissions=subs, out=out, quiet=True, course=COURSE) == 0
@@ -42,12 +43,25 @@ def test_our_scores_equal_otters(assignment: str, tmp_path: Path) -> None:
         assert r.status == "graded", (r.submission, r.message)
         ours[r.submission] = r.questions
 
-    env = dict(os.environ, PYTHONPATH=str(ROOT), JAX_NUM_CPU_DEVICES=str(a.devices.cpu_devices),
-               JAX_DEFAULT_MATMUL_PRECISION=COURSE.grading.matmul_precision, JAX_PLATFORMS="cpu")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT),
+        JAX_NUM_CPU_DEVICES=str(a.devices.cpu_devices),
+        JAX_DEFAULT_MATMUL_PRECISION=COURSE.grading.matmul_precision,
+        JAX_PLATFORMS="cpu",
+    )
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "support" / "otter_scores.py"),
-         str(tmp_path / "build" / a.id / f"{a.id}-autograder.zip"), *map(str, sorted(subs.iterdir()))],
-        capture_output=True, text=True, env=env, timeout=1200)
+        [
+            sys.executable,
+            str(ROOT / "tests" / "support" / "otter_scores.py"),
+            str(tmp_path / "build" / a.id / f"{a.id}-autograder.zip"),
+            *map(str, sorted(subs.iterdir())),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     otters = json.loads(proc.stdout.strip().splitlines()[-1])
     assert otters.keys() == ours.keys()

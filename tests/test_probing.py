@@ -35,8 +35,16 @@ def roundtrip(outputs: dict) -> dict:
 
 
 def test_outputs_roundtrip_as_plain_data() -> None:
-    out = roundtrip({"a": jnp.arange(3.0), "n": 3, "s": "x", "shape": (2, 3),
-                     "params": [{"W": np.ones((2, 2), np.float32)}], "none": None})
+    out = roundtrip(
+        {
+            "a": jnp.arange(3.0),
+            "n": 3,
+            "s": "x",
+            "shape": (2, 3),
+            "params": [{"W": np.ones((2, 2), np.float32)}],
+            "none": None,
+        }
+    )
     assert np.array_equal(out["a"].value, [0, 1, 2]) and out["a"].value.dtype == np.float32
     assert out["n"] == 3 and out["s"] == "x" and out["shape"] == [2, 3] and out["none"] is None
     assert out["params.0.W"].value.shape == (2, 2)
@@ -116,8 +124,10 @@ def _probeset() -> ProbeSet:
 
 
 def _judge(hidden: ProbeSet, student: dict, reference: dict) -> dict[str, str | None]:
-    return {p.id: judge_probe(p, decode_run(run_probe(p, student, 0)), decode_run(run_probe(p, reference, 0)))
-            for p in hidden.probes}
+    return {
+        p.id: judge_probe(p, decode_run(run_probe(p, student, 0)), decode_run(run_probe(p, reference, 0)))
+        for p in hidden.probes
+    }
 
 
 def _env(source: str) -> dict:
@@ -176,8 +186,10 @@ def test_missing_function_is_named() -> None:
 
 
 def test_source_helpers_see_helpers_and_forbidden_names() -> None:
-    env = _env("import jax.numpy as jnp\ndef helper(x, y):\n    return jnp.outer(x, y)\n"
-               "def outer(x, y):\n    return helper(x, y)\n")
+    env = _env(
+        "import jax.numpy as jnp\ndef helper(x, y):\n    return jnp.outer(x, y)\n"
+        "def outer(x, y):\n    return helper(x, y)\n"
+    )
     src = source_of(env["outer"])
     assert forbidden_names(src, {"jnp.outer", "einsum"}) == ["jnp.outer"]
     assert python_loops("def f(x):\n    while x: pass\n") == ["a while loop"]
@@ -197,6 +209,6 @@ def test_jaxpr_helpers_find_loops_and_big_intermediates() -> None:
 
     assert "while" in primitives(loop, 2.0, 5)
     n = 100_000
-    hessian = lambda x: jax.hessian(lambda z: jnp.sum(z ** 3))(x)  # noqa: E731
+    hessian = lambda x: jax.hessian(lambda z: jnp.sum(z**3))(x)  # noqa: E731
     assert largest_intermediate(hessian, jnp.ones(n)) >= n * n
     assert largest_intermediate(lambda x: jnp.sin(x) * 2, jnp.ones(n)) == n

@@ -153,8 +153,11 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         _check(snap, tampered)
         if result["ok"]:
             blobs = result["blobs"]
-            _send(conn, {"event": "result", "id": probe_id, "ok": True, "meta": result["meta"],
-                         "blobs": list(blobs)}, blobs)
+            _send(
+                conn,
+                {"event": "result", "id": probe_id, "ok": True, "meta": result["meta"], "blobs": list(blobs)},
+                blobs,
+            )
         else:
             _send(conn, {"event": "result", "id": probe_id, "ok": False, "error": result["error"]})
         _check(snap, tampered)

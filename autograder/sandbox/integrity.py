@@ -12,16 +12,56 @@ import types
 from typing import Any
 
 PROTECTED_MODULES = (
-    "builtins", "math", "inspect", "json", "io", "time", "os", "sys", "linecache",
-    "numpy", "numpy.testing", "jax", "jax.numpy", "jax.random", "jax.lax", "jax.nn",
-    "jax.tree", "jax.tree_util", "jax.monitoring", "autograder.probing",
+    "builtins",
+    "math",
+    "inspect",
+    "json",
+    "io",
+    "time",
+    "os",
+    "sys",
+    "linecache",
+    "numpy",
+    "numpy.testing",
+    "jax",
+    "jax.numpy",
+    "jax.random",
+    "jax.lax",
+    "jax.nn",
+    "jax.tree",
+    "jax.tree_util",
+    "jax.monitoring",
+    "autograder.probing",
     "multiprocessing.connection",
 )
 # Set by the interpreter or by ordinary use, not by tampering.
-_VOLATILE = {"_", "__builtins__", "__loader__", "__spec__", "ps1", "ps2", "last_type",
-             "last_value", "last_traceback", "last_exc", "stdout", "stderr", "stdin",
-             "displayhook", "excepthook", "modules", "path", "path_importer_cache", "argv",
-             "environ", "meta_path", "path_hooks", "flags", "tracebacklimit", "exc_info"}
+_VOLATILE = {
+    "_",
+    "__builtins__",
+    "__loader__",
+    "__spec__",
+    "ps1",
+    "ps2",
+    "last_type",
+    "last_value",
+    "last_traceback",
+    "last_exc",
+    "stdout",
+    "stderr",
+    "stdin",
+    "displayhook",
+    "excepthook",
+    "modules",
+    "path",
+    "path_importer_cache",
+    "argv",
+    "environ",
+    "meta_path",
+    "path_hooks",
+    "flags",
+    "tracebacklimit",
+    "exc_info",
+}
 
 Snapshot = dict[tuple[str, str], tuple[Any, Any]]
 

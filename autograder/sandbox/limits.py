@@ -37,8 +37,22 @@ class SandboxLimits:
 def readable_roots() -> list[str]:
     """Where a sandbox may read: the Python installation and system libraries, nothing of the
     project (solutions, build, submissions) nor the grader's output folder."""
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, "/usr", "/lib", "/lib64", "/lib32",
-             "/bin", "/etc", "/proc", "/sys", "/dev", "/opt", "/run/nvidia-persistenced"}
+    roots = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        "/usr",
+        "/lib",
+        "/lib64",
+        "/lib32",
+        "/bin",
+        "/etc",
+        "/proc",
+        "/sys",
+        "/dev",
+        "/opt",
+        "/run/nvidia-persistenced",
+    }
     for p in sys.path:
         # site-packages of a venv and of the base install; not the project root on sys.path[0]
         if "site-packages" in p or "dist-packages" in p or p.endswith(("lib-dynload",)):

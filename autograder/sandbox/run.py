@@ -51,8 +51,16 @@ def _signal_name(code: int) -> str:
 
 
 def run_sandboxed(
-    zygote: Zygote, *, cells: list[str], probes_source: str, probe_ids: list[str], seed: int,
-    job: dict[str, Any], limits: SandboxLimits, box: Path, uid: int | None,
+    zygote: Zygote,
+    *,
+    cells: list[str],
+    probes_source: str,
+    probe_ids: list[str],
+    seed: int,
+    job: dict[str, Any],
+    limits: SandboxLimits,
+    box: Path,
+    uid: int | None,
 ) -> RunOutcome:
     """Execute ``cells`` then the probes ``probe_ids`` in a fresh sandbox; never raises for
     anything the submission does."""
@@ -95,8 +103,14 @@ def run_sandboxed(
 
 
 def _converse(
-    conn: Connection, pid: int, outcome: RunOutcome, limits: SandboxLimits, start: float,
-    probes_source: str, probe_ids: list[str], seed: int,
+    conn: Connection,
+    pid: int,
+    outcome: RunOutcome,
+    limits: SandboxLimits,
+    start: float,
+    probes_source: str,
+    probe_ids: list[str],
+    seed: int,
 ) -> None:
     total_deadline = start + limits.submission_seconds
     step_deadline = min(start + limits.cell_seconds, total_deadline)

@@ -32,8 +32,8 @@ def _preload() -> None:
 
     matplotlib.use("Agg")
     import jax  # noqa: F401
-    import jax.numpy  # noqa: F401
     import jax.experimental.checkify  # noqa: F401
+    import jax.numpy  # noqa: F401
     import matplotlib.pyplot  # noqa: F401
     import numpy  # noqa: F401
 
@@ -135,8 +135,13 @@ class Zygote:
         with open(log, "ab") as out:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "autograder.sandbox.zygote", str(child.fileno())],
-                pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                cwd=ROOT, env=env, start_new_session=True,
+                pass_fds=[child.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                cwd=ROOT,
+                env=env,
+                start_new_session=True,
             )
         child.close()
         hello = self._ctl.recv(65536)

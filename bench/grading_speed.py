@@ -1,0 +1,204 @@
+"""Grading speed: our grader against `otter run`, parallel scaling, and overhead over bare execution.
+
+    .venv/bin/python bench/grading_speed.py [--per-assignment 8] [--otter N] [--out DIR]
+
+Takes the reference, the stub and known-wrong answers of every assignment (at least 40
+submissions), then prints:
+
+1. per-submission median of our grader (warm: zygote up, reference cached; one job) and of
+   `otter run` with the built autograder zip, one by one, after checking both give the same
+   scores; target ratio <= 0.2;
+2. throughput of `grade --jobs 2` over `--jobs 1` on the whole set; target >= 1.8 on 2 cores;
+3. our per-submission median over executing the same notebook bare in a fresh Python
+   (`python -c` running its code cells); target overhead <= 20 %.
+
+Not a test: figures depend on the machine and its load. Run it on an idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import nbformat  # noqa: E402
+
+from autograder import build, grade  # noqa: E402
+from autograder.config import load_course  # noqa: E402
+from autograder.grade import Grader  # noqa: E402
+from autograder.submissions import collect  # noqa: E402
+from autograder.validate import mutant_notebook  # noqa: E402
+
+BARE = """
+import sys, json, types
+sys.modules["otter"] = types.ModuleType("otter")
+sys.modules["otter"].Notebook = lambda *a, **k: types.SimpleNamespace(check=lambda *a: None,
+                                                                        export=lambda *a, **k: None)
+from autograder.execution import compile_cell
+env = {"__name__": "__main__"}
+for i, src in enumerate(json.load(open(sys.argv[1]))):
+    try:
+        exec(compile_cell(src, i), env)
+    except Exception:
+        pass
+"""
+
+
+def make_set(tmp: Path, per_assignment: int) -> dict[str, Path]:
+    course = load_course()
+    folders = {}
+    for a in course.assignments:
+        build.build_assignment(a, course, release_root=tmp / "release", build_root=tmp / "build")
+        ref = nbformat.read(tmp / "build" / a.id / "reference.ipynb", as_version=4)
+        d = tmp / "subs" / a.id
+        d.mkdir(parents=True)
+        nbformat.write(ref, d / "reference.ipynb")
+        shutil.copy(tmp / "release" / a.id / a.notebook, d / "stub.ipynb")
+        mutants = sorted(a.mutants_dir.glob("q*.py"))
+        step = max(1, len(mutants) // per_assignment)
+        for path in mutants[::step][:per_assignment]:
+            q = path.name.split("_", 1)[0]
+            nbformat.write(mutant_notebook(ref, a.questions[q], path.read_text()), d / f"{path.stem}.ipynb")
+        folders[a.id] = d
+    return folders
+
+
+def ours_one_by_one(folders: dict[str, Path], out: Path) -> dict[tuple[str, str], tuple[float, dict]]:
+    course = load_course()
+    times = {}
+    for aid, folder in folders.items():
+        a = course.assignment(aid)
+        subs, _ = collect(folder, a, course)
+        with Grader(course, a, out / aid) as g:
+            g._slots.put(1)
+            g.reference()
+            for s in subs:
+                start = time.perf_counter()
+                record = g.grade(s)
+                times[(aid, s.name)] = (time.perf_counter() - start, record.questions)
+    return times
+
+
+def otter_one_by_one(
+    folders: dict[str, Path], tmp: Path, limit: int
+) -> dict[tuple[str, str], tuple[float, dict]]:
+    times = {}
+    for aid, folder in folders.items():
+        zip_path = tmp / "build" / aid / f"{aid}-autograder.zip"
+        for nb in sorted(folder.iterdir())[:limit]:
+            out = tmp / "otter" / aid / nb.stem
+            out.mkdir(parents=True)
+            env = dict(os.environ, PYTHONPATH=str(ROOT))
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "otter", "run", "-a", str(zip_path), "-o", str(out), str(nb)],
+                capture_output=True,
+                env=env,
+                check=False,
+            )
+            elapsed = time.perf_counter() - start
+            try:
+                results = json.loads((out / "results.json").read_text())
+            except OSError:
+                results = {"tests": []}
+            by_q: dict[str, float] = {}
+            for t in results.get("tests", []):
+                q = t["name"].split(" ")[0].split("-")[0].strip()
+                by_q[q] = round(by_q.get(q, 0.0) + float(t.get("score") or 0.0), 6)
+            times[(aid, nb.name)] = (elapsed, by_q)
+    return times
+
+
+def batch_seconds(folders: dict[str, Path], out: Path, jobs: int) -> float:
+    course = load_course()
+    start = time.perf_counter()
+    for aid, folder in folders.items():
+        grade.main(assignment=aid, submissions=folder, out=out / aid, jobs=jobs, quiet=True, course=course)
+    return time.perf_counter() - start
+
+
+def bare_times(folders: dict[str, Path], tmp: Path) -> dict[tuple[str, str], float]:
+    times = {}
+    for aid, folder in folders.items():
+        devices = load_course().assignment(aid).devices.cpu_devices
+        for nb in sorted(folder.iterdir()):
+            cells = [c.source for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "code"]
+            cells_file = tmp / "bare" / f"{aid}-{nb.stem}.json"
+            cells_file.parent.mkdir(exist_ok=True)
+            cells_file.write_text(json.dumps(cells))
+            env = dict(
+                os.environ,
+                PYTHONPATH=str(ROOT),
+                JAX_PLATFORMS="cpu",
+                MPLBACKEND="Agg",
+                JAX_NUM_CPU_DEVICES=str(devices),
+            )
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-c", BARE, str(cells_file)],
+                capture_output=True,
+                env=env,
+                cwd=tmp,
+                check=False,
+                timeout=600,
+            )
+            times[(aid, nb.name)] = time.perf_counter() - start
+    return times
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--per-assignment", type=int, default=6, help="known-wrong answers per assignment")
+    p.add_argument("--otter", type=int, default=1000, help="at most this many otter runs per assignment")
+    p.add_argument("--out", type=Path, default=None)
+    args = p.parse_args()
+    tmp = args.out or Path(tempfile.mkdtemp(prefix="bench-"))
+    folders = make_set(tmp, args.per_assignment)
+    n = sum(len(list(f.iterdir())) for f in folders.values())
+    print(f"{n} submissions over {len(folders)} assignments; work folder {tmp}")
+
+    ours = ours_one_by_one(folders, tmp / "ours")
+    otter = otter_one_by_one(folders, tmp, args.otter)
+    same = [k for k in otter if ours[k][1] == otter[k][1]]
+    differ = [k for k in otter if ours[k][1] != otter[k][1]]
+    ours_med = statistics.median(t for t, _ in ours.values())
+    otter_med = statistics.median(t for t, _ in otter.values())
+    print(
+        f"\n1. per submission, one by one: ours median {ours_med:.2f} s, otter run median "
+        f"{otter_med:.2f} s over {len(otter)}; ratio {ours_med / otter_med:.3f} (target <= 0.2)"
+    )
+    print(f"   scores identical on {len(same)}/{len(otter)}" + (f"; DIFFER: {differ[:5]}" if differ else ""))
+
+    t1 = batch_seconds(folders, tmp / "jobs1", 1)
+    t2 = batch_seconds(folders, tmp / "jobs2", 2)
+    print(
+        f"\n2. whole set: --jobs 1 {t1:.1f} s, --jobs 2 {t2:.1f} s; throughput ratio {t1 / t2:.2f} "
+        "(target >= 1.8)"
+    )
+
+    bare = bare_times(folders, tmp)
+    bare_med = statistics.median(bare.values())
+    print(
+        f"\n3. bare execution in a fresh Python: median {bare_med:.2f} s; ours {ours_med:.2f} s; "
+        f"overhead {100 * (ours_med / bare_med - 1):+.0f} % (target <= +20 %)"
+    )
+    for aid in folders:
+        o = statistics.median(t for (a, _), (t, _) in ours.items() if a == aid)
+        b = statistics.median(t for (a, _), t in bare.items() if a == aid)
+        ot = [t for (a, _), (t, _) in otter.items() if a == aid]
+        otter_med = statistics.median(ot) if ot else float("nan")
+        print(f"   {aid:16s} ours {o:5.2f} s  bare {b:5.2f} s  otter {otter_med:5.2f} s")
+
+
+if __name__ == "__main__":
+    main()
