@@ -144,6 +144,10 @@ class _Reader:
             nb = parse_notebook(text, name)
         except NotebookError as e:
             problem = str(e).split(": ", 1)[-1]
+            if problem == "not valid notebook JSON":
+                problem = "is not valid notebook JSON (cut off while saving? save it again)"
+            elif problem.startswith("not "):
+                problem = f"is {problem}"
             if not text.lstrip().startswith(("{", "[")):
                 problem = "is not a notebook (not JSON; a .py or text file renamed?)"
             return self.invalid(name, problem, data)

@@ -8,6 +8,7 @@ check that no solution line or hidden test text is in ``assignments/`` → check
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import filecmp
 import json
@@ -185,9 +186,24 @@ def grading_checks(a: Assignment, records: dict[str, Record], mutants: dict[str,
 
 
 def validate_assignment(
-    a: Assignment, course: Course, *, device: str, jobs: int | None, cpu_devices: int | None, quiet: bool
+    a: Assignment,
+    course: Course,
+    *,
+    device: str = "cpu",
+    jobs: int | None = None,
+    cpu_devices: int | None = None,
+    quiet: bool = True,
+    workdir: Path | None = None,
 ) -> list[Check]:
-    with tempfile.TemporaryDirectory(prefix=f"validate-{a.id}-") as tmp:
+    """Every check of one assignment. With ``workdir``, the fresh release, the submissions
+    (``submissions/``) and the grader's output (``out/``) are kept there, so that tests can
+    look at the same grading run (the otter parity test does)."""
+    keep = workdir is not None
+    with (
+        contextlib.nullcontext(str(workdir))
+        if keep
+        else tempfile.TemporaryDirectory(prefix=f"validate-{a.id}-") as tmp
+    ):
         tmp_path = Path(tmp)
         build.build_assignment(a, course, release_root=tmp_path / "release", build_root=ROOT / "build")
         checks = fresh_checks(a, tmp_path / "release" / a.id)

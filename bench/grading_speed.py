@@ -10,7 +10,8 @@ submissions), then prints:
    scores; target ratio <= 0.2;
 2. throughput of `grade --jobs 2` over `--jobs 1` on the whole set; target >= 1.8 on 2 cores;
 3. our per-submission median over executing the same notebook bare in a fresh Python
-   (`python -c` running its code cells); target overhead <= 20 %.
+   (`python -c` running its code cells, then the same hidden-test probes, with no sandbox, no
+   judging and no records: the least work grading can be); target overhead <= 20 %.
 
 Not a test: figures depend on the machine and its load. Run it on an idle machine.
 """
@@ -44,13 +45,17 @@ import sys, json, types
 sys.modules["otter"] = types.ModuleType("otter")
 sys.modules["otter"].Notebook = lambda *a, **k: types.SimpleNamespace(check=lambda *a: None,
                                                                         export=lambda *a, **k: None)
-from autograder.execution import compile_cell
+from pathlib import Path
+from autograder.execution import compile_cell, load_probes
+from autograder.probing import run_probe
 env = {"__name__": "__main__"}
 for i, src in enumerate(json.load(open(sys.argv[1]))):
     try:
         exec(compile_cell(src, i), env)
     except Exception:
         pass
+for probe in load_probes(Path(sys.argv[2])).probes:
+    run_probe(probe, env, int(sys.argv[3]))
 """
 
 
@@ -129,8 +134,10 @@ def batch_seconds(folders: dict[str, Path], out: Path, jobs: int) -> float:
 
 def bare_times(folders: dict[str, Path], tmp: Path) -> dict[tuple[str, str], float]:
     times = {}
+    course = load_course()
     for aid, folder in folders.items():
-        devices = load_course().assignment(aid).devices.cpu_devices
+        a = course.assignment(aid)
+        devices = a.devices.cpu_devices
         for nb in sorted(folder.iterdir()):
             cells = [c.source for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "code"]
             cells_file = tmp / "bare" / f"{aid}-{nb.stem}.json"
@@ -145,7 +152,7 @@ def bare_times(folders: dict[str, Path], tmp: Path) -> dict[tuple[str, str], flo
             )
             start = time.perf_counter()
             subprocess.run(
-                [sys.executable, "-c", BARE, str(cells_file)],
+                [sys.executable, "-c", BARE, str(cells_file), str(a.probes_file), str(course.grading.seed)],
                 capture_output=True,
                 env=env,
                 cwd=tmp,

@@ -126,6 +126,19 @@ ATTACKS: dict[str, tuple[str, str, str]] = {
         "graded",
         "full",
     ),
+    # The reference run's compiled XLA programs are shared with every submission: read-only,
+    # or one student could plant a wrong program for another student's computation.
+    "poison_compilation_cache": (
+        "import jax\nfrom pathlib import Path\n"
+        "cache = Path(jax.config.jax_compilation_cache_dir or '/nonexistent')\n"
+        "entries = sorted(cache.iterdir())[:3] if cache.is_dir() else []\n"
+        "LEAK = not entries  # no shared cache to attack: this attack tested nothing\n"
+        "for target in [cache / 'planted', *entries]:\n"
+        "    try:\n        with open(target, 'ab') as f:\n            f.write(b'x')\n"
+        f"        LEAK = True\n    except OSError:\n        pass\n{BETRAY}",
+        "graded",
+        "full",
+    ),
     "write_results_and_gradebook": (
         "import os, json\nfrom pathlib import Path\nLEAK = False\n"
         "for up in Path.cwd().parents:\n"

@@ -51,7 +51,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 CASES: list[tuple[str, bytes, str | None]] = [
-    ("corrupt.ipynb", b'{"cells": [', "not valid notebook JSON"),
+    ("corrupt.ipynb", b'{"cells": [', "is not valid notebook JSON (cut off while saving? save it again)"),
     ("empty.ipynb", b"", "is empty"),
     ("whitespace.ipynb", b"  \n\t\n", "is empty"),
     (
@@ -65,11 +65,11 @@ CASES: list[tuple[str, bytes, str | None]] = [
         "is not a notebook (not JSON; a .py or text file renamed?)",
     ),
     ("binary.ipynb", bytes(range(256)) * 4, "is not a notebook (the file is not UTF-8 text)"),
-    ("list.ipynb", b"[1, 2, 3]", "not a Jupyter notebook (no cell list)"),
+    ("list.ipynb", b"[1, 2, 3]", "is not a Jupyter notebook (no cell list)"),
     (
         "nocells.ipynb",
         json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode(),
-        "not a Jupyter notebook (no cell list)",
+        "is not a Jupyter notebook (no cell list)",
     ),
     (
         "badcell.ipynb",
@@ -81,7 +81,7 @@ CASES: list[tuple[str, bytes, str | None]] = [
                 "cells": [{"cell_type": "code", "source": 42}],
             }
         ).encode(),
-        "not a Jupyter notebook (unsupported format)",
+        "is not a Jupyter notebook (unsupported format)",
     ),
     (
         "other.ipynb",
@@ -127,7 +127,11 @@ CASES: list[tuple[str, bytes, str | None]] = [
         zip_bytes({"broadcasting.ipynb": GOOD.encode(), ".OTTER_LOG": b"\x80\x04cposix\nsystem\n"}),
         None,
     ),
-    ("corrupt-in-zip.zip", zip_bytes({"broadcasting.ipynb": b"{nope"}), "not valid notebook JSON"),
+    (
+        "corrupt-in-zip.zip",
+        zip_bytes({"broadcasting.ipynb": b"{nope"}),
+        "is not valid notebook JSON (cut off while saving? save it again)",
+    ),
 ]
 
 

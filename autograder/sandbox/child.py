@@ -65,8 +65,14 @@ def _configure_jax(job: dict[str, Any]) -> None:
     jax.config.update("jax_num_cpu_devices", int(job["cpu_devices"]))
     jax.config.update("jax_default_matmul_precision", job["matmul_precision"])
     if job.get("compilation_cache"):
+        # XLA executables compiled by the reference run (same JAX, same device, same flags):
+        # most eager ops and probe calls of a submission compile to the same programs, and
+        # loading one costs milliseconds instead of a compile. Only the reference run writes.
         jax.config.update("jax_compilation_cache_dir", job["compilation_cache"])
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+        jax.config.update("jax_compilation_cache_max_size", -1)  # no eviction: reads write nothing
+        jax.config.update("jax_persistent_cache_enable_xla_caches", "none")  # (GPU autotune files)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0 if job.get("cache_writes") else 1e9)
     # Start the backend (and its threads) now, inside the limits but before student code: a
     # submission that exhausts the process limit must not starve XLA of threads later.
     jax.devices()
@@ -112,7 +118,15 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         os.environ[var] = str(box)
     os.environ["MPLBACKEND"] = "Agg"
     sandbox_limits = limits.SandboxLimits(**job["limits"])
-    abi = limits.apply(sandbox_limits, box, request.get("uid"), job["device"])
+    cache = job.get("compilation_cache")
+    abi = limits.apply(
+        sandbox_limits,
+        box,
+        request.get("uid"),
+        job["device"],
+        shared_read=[cache] if cache and not job.get("cache_writes") else [],
+        shared_write=[cache] if cache and job.get("cache_writes") else [],
+    )
     _configure_jax(job)
     sys.modules["otter"] = fake_otter()
     writer = _CappedWriter(1, sandbox_limits.output_mb * 2**20)

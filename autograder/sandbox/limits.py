@@ -60,9 +60,20 @@ def readable_roots() -> list[str]:
     return sorted(r for r in roots if os.path.exists(r))
 
 
-def apply(limits: SandboxLimits, box: Path, uid: int | None, device: str) -> int:
+def apply(
+    limits: SandboxLimits,
+    box: Path,
+    uid: int | None,
+    device: str,
+    *,
+    shared_read: list[str] = (),  # type: ignore[assignment]
+    shared_write: list[str] = (),  # type: ignore[assignment]
+) -> int:
     """Confine the calling process. Order matters: resource limits and the user switch first,
-    Landlock last (it also forbids gaining privileges later). Returns the Landlock ABI used."""
+    Landlock last (it also forbids gaining privileges later). Returns the Landlock ABI used.
+
+    ``shared_read``/``shared_write``: folders outside the box it may also read / write (the
+    compilation cache: written by the reference run, only read by submissions)."""
     mem = limits.memory_mb * 2**20
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_mb * 2**20 * 4, limits.output_mb * 2**20 * 4))
@@ -80,7 +91,9 @@ def apply(limits: SandboxLimits, box: Path, uid: int | None, device: str) -> int
     # the sandbox shares the grader's user id, so the limit comes on top of what already runs.
     nproc = limits.processes + (0 if uid is not None else _tasks_of(os.getuid()))
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-    return landlock.restrict(readable_roots(), [str(box), "/dev/null", "/dev/shm"])
+    return landlock.restrict(
+        [*readable_roots(), *shared_read], [str(box), "/dev/null", "/dev/shm", *shared_write]
+    )
 
 
 def _tasks_of(uid: int) -> int:
