@@ -1,0 +1,556 @@
+"""Hidden tests of 01-broadcasting: one probe per property, on inputs drawn from ``rng``.
+
+Question 1 is property-tested against ``np.broadcast_shapes`` itself (computed by the judge, in
+the grader); the other questions are compared with the reference solution. Gates enforce the
+notebook's rules: q1 is plain Python; q2-q8 have no Python loop (rule 2) and call no library
+function that is the answer (rule 3); q8 goes through ``.at[...]``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import jax.numpy as jnp
+import numpy as np
+
+from autograder.probing import (
+    ProbeSet,
+    array,
+    compare_outputs,
+    forbidden_names,
+    names_used,
+    python_loops,
+    raised,
+    source_of,
+)
+
+hidden = ProbeSet("01-broadcasting")
+
+
+def _f32(rng: np.random.Generator, shape: tuple[int, ...], scale: float = 1.0, loc: float = 0.0):
+    return jnp.asarray(loc + scale * rng.standard_normal(shape), jnp.float32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gates shared by several questions: the function's own source, read beside the submission.
+
+
+def _code(sub, function: str) -> dict:
+    fn = getattr(sub, function)
+    return {"source": source_of(fn), "module": str(getattr(fn, "__module__", "") or "")}
+
+
+def _library_function(out: dict) -> str | None:
+    """A library function bound to the question's name (``outer = jnp.outer``) has no
+    notebook source to inspect, so it cannot pass a gate."""
+    package = (out.get("module") or "").split(".")[0]
+    if package in {"numpy", "jax", "jaxlib", "scipy"}:
+        return f"is {package}'s own function; write it with `def` in the notebook"
+    return None
+
+
+def _loop_gate(question: str, function: str) -> None:
+    def no_python_loops(sub, rng):
+        """has no Python loop (rule 2)"""
+        return _code(sub, function)
+
+    def judge(out, ref):
+        loops = python_loops(out["source"])
+        if loops:
+            return f"uses {loops[0]}; rule 2 asks for whole-array operations and broadcasting"
+        return _library_function(out)
+
+    hidden.probe(question, function, judge=judge, gate=True)(no_python_loops)
+
+
+def _api_gate(question: str, function: str, names: set[str], why: str) -> None:
+    def no_library_answer(sub, rng):
+        """calls no library function that is the answer (rule 3)"""
+        return _code(sub, function)
+
+    def judge(out, ref):
+        used = forbidden_names(out["source"], names)
+        if used:
+            return f"uses `{used[0]}`, {why}"
+        return _library_function(out)
+
+    hidden.probe(question, function, judge=judge, gate=True)(no_library_answer)
+
+
+# ---------------------------------------------------------------------------------------------
+# q1 broadcast_shape: property tests against np.broadcast_shapes.
+
+_SIZES = [0, 1, 1, 2, 3, 4, 5, 7]  # 1 is drawn twice as often: it is the size that stretches
+
+
+def _compatible_shapes(rng: np.random.Generator) -> list[tuple[int, ...]]:
+    """1 to 4 shapes that broadcast together: each keeps the trailing axes of one target shape
+    (0 to 4 axes), with some of its sizes replaced by 1."""
+    target = [int(rng.choice(_SIZES)) for _ in range(int(rng.integers(0, 5)))]
+    shapes = []
+    for _ in range(int(rng.integers(1, 5))):
+        ndim = int(rng.integers(0, len(target) + 1))
+        shape = target[len(target) - ndim :]
+        shapes.append(tuple(1 if rng.random() < 0.3 else n for n in shape))
+    return shapes
+
+
+def _incompatible_shapes(rng: np.random.Generator) -> list[tuple[int, ...]]:
+    """2 to 4 shapes, two of which put different sizes (neither of them 1) on one axis."""
+    while True:
+        shapes = [list(s) for s in _compatible_shapes(rng)]
+        if len(shapes) >= 2 and max(len(s) for s in shapes) >= 1:
+            break
+    a, b = (int(i) for i in rng.choice(len(shapes), size=2, replace=False))
+    ndim = max(len(shapes[a]), len(shapes[b]), 1)
+    axis = -int(rng.integers(1, ndim + 1))  # counted from the right, as broadcasting does
+    for i in (a, b):
+        shapes[i] = [1] * (-axis - len(shapes[i])) + shapes[i]  # long enough to have `axis`
+    size_a, size_b = (int(n) for n in rng.choice([0, 2, 3, 4, 5, 7], size=2, replace=False))
+    shapes[a][axis], shapes[b][axis] = size_a, size_b
+    return [tuple(s) for s in shapes]
+
+
+# The edge cases, written out: no shapes, 0-d shapes, size-0 axes, size-1 axes.
+_EDGE_CASES = [
+    [],
+    [()],
+    [(), ()],
+    [(5,), ()],
+    [(), (1, 1)],
+    [(0,)],
+    [(0,), (1,)],
+    [(1,), (0,)],
+    [(0,), ()],
+    [(2, 0), (1,)],
+    [(0, 3), (1, 1, 3)],
+    [(5, 1, 0), (1, 4, 1)],
+    [(1, 1), (1,), ()],
+    [(3,), (3,), (1, 3)],
+    [(4, 1), (3,)],
+    [(1, 2, 1, 3), (4, 1)],
+]
+_INCOMPATIBLE_EDGE_CASES = [
+    [(3, 4), (3,)],
+    [(0,), (3,)],
+    [(3,), (0,)],
+    [(2, 1), (8, 4, 3)],
+    [(1,), (2,), (3,)],
+    [(2, 3), (1, 3), (), (4, 1, 2)],
+]
+
+
+def _outcome(sub, shapes) -> str:
+    """What ``broadcast_shape(*shapes)`` did, in words: ``"returned (3, 4)"``, ``"raised
+    ValueError"`` (a subclass counts), ``"returned a list, not a tuple"``."""
+    try:
+        result = sub.broadcast_shape(*shapes)
+    except ValueError:
+        return "raised ValueError"
+    except Exception as e:  # noqa: BLE001 - reported to the student as what it raised
+        return f"raised {type(e).__name__}"
+    if not isinstance(result, tuple):
+        return f"returned a {type(result).__name__}, not a tuple"
+    if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in result):
+        kinds = ", ".join(sorted({type(n).__name__ for n in result}))
+        return f"returned a tuple of {kinds}, not of ints"
+    return f"returned {tuple(int(n) for n in result)!r}"
+
+
+def _judge_cases(out, ref, expected) -> str | None:
+    """Compare the student's outcome of each case (``ref`` holds the cases) with
+    ``expected(shapes)``; the message says how many are wrong and what went wrong in the first,
+    but not its shapes: those are hidden inputs."""
+    cases = [[tuple(s) for s in shapes] for shapes in json.loads(ref["cases"])]
+    wrong = [
+        (shapes, got, want)
+        for shapes, got in zip(cases, out["outcomes"])
+        if got != (want := expected(shapes))
+    ]
+    if not wrong:
+        return None
+    shapes, got, want = wrong[0]
+    return (
+        f"wrong in {len(wrong)} of {len(cases)} cases; on the first wrong case ({len(shapes)} "
+        f"shape{'s' * (len(shapes) != 1)}) it {got}, expected it to have {want}"
+    )
+
+
+def _matches_numpy(out, ref):
+    return _judge_cases(out, ref, lambda shapes: f"returned {np.broadcast_shapes(*shapes)!r}")
+
+
+def _raises_value_error(out, ref):
+    return _judge_cases(out, ref, lambda shapes: "raised ValueError")
+
+
+@hidden.probe("q1", "broadcast_shape", judge=_matches_numpy, weight=2)
+def matches_numpy_on_random_shapes(sub, rng):
+    """on 200 random sets of 1 to 4 compatible shapes, compared with np.broadcast_shapes"""
+    cases = [_compatible_shapes(rng) for _ in range(200)]
+    return {"cases": json.dumps(cases), "outcomes": [_outcome(sub, c) for c in cases]}
+
+
+@hidden.probe("q1", "broadcast_shape", judge=_matches_numpy)
+def edge_cases(sub, rng):
+    """on no shapes, 0-d shapes, size-0 and size-1 axes, compared with np.broadcast_shapes"""
+    return {"cases": json.dumps(_EDGE_CASES), "outcomes": [_outcome(sub, c) for c in _EDGE_CASES]}
+
+
+@hidden.probe("q1", "broadcast_shape", judge=_raises_value_error, weight=2)
+def raises_on_incompatible_shapes(sub, rng):
+    """on 100 random sets of incompatible shapes and a few written out, must raise ValueError"""
+    cases = _INCOMPATIBLE_EDGE_CASES + [_incompatible_shapes(rng) for _ in range(100)]
+    return {"cases": json.dumps(cases), "outcomes": [_outcome(sub, c) for c in cases]}
+
+
+_ARRAY_MODULES = {"np", "numpy", "jnp", "jax", "lax", "importlib", "__import__"}
+_ARRAY_HELPERS = {
+    "broadcast_shapes",
+    "broadcast_to",
+    "broadcast_arrays",
+    "broadcast",
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "array",
+    "asarray",
+    "ndarray",
+}
+
+
+def _plain_python(out, ref):
+    used = sorted(_ARRAY_MODULES & names_used(out["source"])) + sorted(
+        name for name in names_used(out["source"]) if "." in name and name.rsplit(".", 1)[1] in _ARRAY_HELPERS
+    )
+    if used:
+        return (
+            f"uses `{used[0]}`; question 1 is plain Python, so that you write the rule "
+            "yourself rather than ask NumPy or JAX"
+        )
+    return _library_function(out)
+
+
+@hidden.probe("q1", "broadcast_shape", judge=_plain_python, gate=True)
+def plain_python(sub, rng):
+    """is plain Python, without NumPy or JAX"""
+    return _code(sub, "broadcast_shape")
+
+
+# ---------------------------------------------------------------------------------------------
+# q2 outer
+
+
+@hidden.probe("q2", "outer")
+def matches_reference_on_random_vectors(sub, rng):
+    """on random x (5,) and y (3,)"""
+    return {"out": sub.outer(_f32(rng, (5,)), _f32(rng, (3,)))}
+
+
+@hidden.probe("q2", "outer")
+def square_and_short_vectors(sub, rng):
+    """on x and y of equal length (4,), and on vectors of length 1 and 0"""
+    return {
+        "square": sub.outer(_f32(rng, (4,)), _f32(rng, (4,))),
+        "length_1": sub.outer(_f32(rng, (1,)), _f32(rng, (6,))),
+        "length_0": sub.outer(_f32(rng, (0,)), _f32(rng, (3,))),
+    }
+
+
+_loop_gate("q2", "outer")
+_api_gate(
+    "q2",
+    "outer",
+    {"outer", "einsum", "tensordot", "kron"},
+    "which builds the grid for you; build it by broadcasting x[:, None] against y[None, :]",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# q3 pairwise_sq_dists
+# atol 1e-5: the expanded form ||x||^2 - 2 x.y + ||y||^2 (clipped at 0) is a valid answer and
+# loses about 1e-5 to cancellation on unit-scale inputs; the default atol of 1e-6 would fail it.
+
+
+@hidden.probe("q3", "pairwise_sq_dists", atol=1e-5)
+def matches_reference_on_random_points(sub, rng):
+    """on random X (7, 3) and Y (5, 3)"""
+    return {"D": sub.pairwise_sq_dists(_f32(rng, (7, 3)), _f32(rng, (5, 3)))}
+
+
+@hidden.probe("q3", "pairwise_sq_dists", atol=1e-5)
+def other_shapes(sub, rng):
+    """on X (1, 4) and Y (6, 4), and on X (5, 1) and Y (5, 1)"""
+    return {
+        "one_row": sub.pairwise_sq_dists(_f32(rng, (1, 4)), _f32(rng, (6, 4))),
+        "one_feature": sub.pairwise_sq_dists(_f32(rng, (5, 1)), _f32(rng, (5, 1))),
+    }
+
+
+def _never_negative(out, ref):
+    for path in ("same", "close"):
+        if array(out, path).shape != array(ref, path).shape:
+            return f"has shape {array(out, path).shape}, expected {array(ref, path).shape}"
+        if not np.isfinite(array(out, path)).all():
+            return "has nan or inf entries"
+        if array(out, path).min() < 0:
+            return (
+                "some distances are negative, which a squared distance never is; the "
+                "expanded formula loses them to cancellation (clip at 0, or subtract first)"
+            )
+    return None
+
+
+@hidden.probe("q3", "pairwise_sq_dists", judge=_never_negative)
+def never_negative(sub, rng):
+    """on X == Y (32, 64) and on nearby points (32, 8), all far from the origin"""
+    X = _f32(rng, (32, 64), scale=100.0, loc=1000.0)
+    P = _f32(rng, (32, 8), loc=1000.0)
+    Q = P + _f32(rng, (32, 8), scale=1e-3)
+    return {"same": sub.pairwise_sq_dists(X, X), "close": sub.pairwise_sq_dists(P, Q)}
+
+
+_loop_gate("q3", "pairwise_sq_dists")
+
+
+# ---------------------------------------------------------------------------------------------
+# q4 standardize
+
+
+@hidden.probe("q4", "standardize")
+def default_axis(sub, rng):
+    """on random X (6, 4) with the default axis=0"""
+    return {"Z": sub.standardize(_f32(rng, (6, 4), scale=3.0, loc=5.0))}
+
+
+@hidden.probe("q4", "standardize")
+def rows_of_a_square_matrix(sub, rng):
+    """on random X (5, 5) with axis=1, where reducing without keepdims still runs"""
+    return {"Z": sub.standardize(_f32(rng, (5, 5), scale=2.0, loc=-1.0), axis=1)}
+
+
+@hidden.probe("q4", "standardize")
+def any_axis_of_a_3d_array(sub, rng):
+    """on random X (3, 4, 5) with axis=2 and axis=-2"""
+    X = _f32(rng, (3, 4, 5))
+    return {"axis_2": sub.standardize(X, axis=2), "axis_minus_2": sub.standardize(X, axis=-2)}
+
+
+@hidden.probe("q4", "standardize")
+def constant_slice_gives_zeros(sub, rng):
+    """on X (5, 3) with a constant column, which eps keeps at 0 instead of nan"""
+    X = np.asarray(rng.standard_normal((5, 3)), np.float32)
+    X[:, int(rng.integers(3))] = 2.0
+    return {"Z": sub.standardize(jnp.asarray(X))}
+
+
+_loop_gate("q4", "standardize")
+_api_gate(
+    "q4",
+    "standardize",
+    {"standardize"},
+    "which is the answer; take the mean and std along `axis` with keepdims=True",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# q5 softmax
+
+
+@hidden.probe("q5", "softmax")
+def matches_reference_on_random_scores(sub, rng):
+    """on random scores (4, 6) with the default axis=-1"""
+    return {"p": sub.softmax(_f32(rng, (4, 6), scale=2.0))}
+
+
+@hidden.probe("q5", "softmax")
+def any_axis(sub, rng):
+    """on random scores (3, 4, 5) with axis=0 and axis=-2"""
+    x = _f32(rng, (3, 4, 5), scale=2.0)
+    return {"axis_0": sub.softmax(x, axis=0), "axis_minus_2": sub.softmax(x, axis=-2)}
+
+
+def _sums_to_one(out, ref):
+    p = array(out, "p")
+    if p.shape != array(ref, "p").shape:
+        return f"has shape {p.shape}, expected {array(ref, 'p').shape}"
+    if not np.isfinite(p).all() or (p < 0).any():
+        return "has negative, nan or inf entries"
+    sums = p.astype(np.float64).sum(axis=1)
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-5):
+        return f"sums along axis 1 range from {sums.min():.6g} to {sums.max():.6g}, not 1"
+    return None
+
+
+@hidden.probe("q5", "softmax", judge=_sums_to_one)
+def sums_to_one_along_axis(sub, rng):
+    """on random scores (4, 7, 3) with axis=1, which must sum to 1 along axis 1"""
+    return {"p": sub.softmax(_f32(rng, (4, 7, 3), scale=5.0), axis=1)}
+
+
+def _stable(out, ref):
+    if array(out, "p").shape == array(ref, "p").shape and not np.isfinite(array(out, "p")).all():
+        return (
+            "gives nan or inf: exp overflows float32 above about 88; subtract the max "
+            "along the axis (keepdims=True) before exp"
+        )
+    # Float32 results near ±1000 carry ~1e-4 relative error whatever the stable method.
+    return compare_outputs(out, ref, rtol=1e-4)
+
+
+@hidden.probe("q5", "softmax", judge=_stable, weight=2)
+def stable_for_scores_around_1000(sub, rng):
+    """on scores (6, 5) around +1000 in some rows and around -1000 in others"""
+    signs = np.where(rng.random((6, 1)) < 0.5, -1.0, 1.0)
+    signs[:2, 0] = [1.0, -1.0]  # both kinds of row, always
+    x = jnp.asarray(1000.0 * signs + 3.0 * rng.standard_normal((6, 5)), jnp.float32)
+    return {"p": sub.softmax(x)}
+
+
+_loop_gate("q5", "softmax")
+_api_gate(
+    "q5",
+    "softmax",
+    {"softmax", "log_softmax"},
+    "which is the answer; subtract the max, exponentiate and normalise yourself",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# q6 one_hot
+
+
+def _labels(rng: np.random.Generator, shape: tuple[int, ...], num_classes: int):
+    return jnp.asarray(rng.integers(0, num_classes, size=shape), jnp.int32)
+
+
+@hidden.probe("q6", "one_hot")
+def vector_of_labels(sub, rng):
+    """on 10 random labels of 4 classes"""
+    return {"out": sub.one_hot(_labels(rng, (10,), 4), 4)}
+
+
+@hidden.probe("q6", "one_hot")
+def any_leading_shape(sub, rng):
+    """on random labels of shape (3, 5) and of shape () (a 0-d array), 6 classes"""
+    return {
+        "labels_3x5": sub.one_hot(_labels(rng, (3, 5), 6), 6),
+        "labels_0d": sub.one_hot(_labels(rng, (), 6), 6),
+    }
+
+
+def _float32(out, ref):
+    got = array(out, "out")
+    if got.dtype != np.float32:
+        return f"has dtype {got.dtype}, expected float32 (convert the comparison with .astype)"
+    return None
+
+
+@hidden.probe("q6", "one_hot", judge=_float32)
+def returns_float32(sub, rng):
+    """returns float32"""
+    return {"out": sub.one_hot(_labels(rng, (2, 3), 5), 5)}
+
+
+@hidden.probe("q6", "one_hot")
+def out_of_range_labels_give_zeros(sub, rng):
+    """on labels (4,) that include -1 and num_classes, which match no class"""
+    labels = rng.integers(0, 5, size=4)
+    labels[rng.permutation(4)[:2]] = [-1, 5]
+    return {"out": sub.one_hot(jnp.asarray(labels, jnp.int32), 5)}
+
+
+_loop_gate("q6", "one_hot")
+_api_gate(
+    "q6",
+    "one_hot",
+    {"one_hot"},
+    "which is the answer; compare labels[..., None] with jnp.arange(num_classes)",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# q7 add_positional
+
+
+@hidden.probe("q7", "add_positional")
+def matches_reference_on_a_random_batch(sub, rng):
+    """on random tokens (4, 6, 3) and positions (6, 3)"""
+    return {"out": sub.add_positional(_f32(rng, (4, 6, 3)), _f32(rng, (6, 3)))}
+
+
+@hidden.probe("q7", "add_positional")
+def batch_equal_to_time(sub, rng):
+    """on random tokens (5, 5, 2) and positions (5, 2), where a wrong axis still runs"""
+    return {"out": sub.add_positional(_f32(rng, (5, 5, 2)), _f32(rng, (5, 2)))}
+
+
+def _raised(out, ref):
+    if not out["raised"]:
+        return "returned a result instead of raising"
+    return None
+
+
+@hidden.probe("q7", "add_positional", judge=_raised)
+def raises_on_mismatched_time(sub, rng):
+    """on tokens (3, 4, 2) and positions (5, 2), one time step too many: must raise"""
+    return {"raised": raised(sub.add_positional, _f32(rng, (3, 4, 2)), _f32(rng, (5, 2))) != ""}
+
+
+_loop_gate("q7", "add_positional")
+
+
+# ---------------------------------------------------------------------------------------------
+# q8 set_diagonal
+
+
+@hidden.probe("q8", "set_diagonal")
+def vector_on_a_square_matrix(sub, rng):
+    """on random M (4, 4) and v (4,)"""
+    return {"out": sub.set_diagonal(_f32(rng, (4, 4)), _f32(rng, (4,)))}
+
+
+@hidden.probe("q8", "set_diagonal")
+def vector_on_rectangular_matrices(sub, rng):
+    """on random M (6, 3) with v (3,), and M (3, 5) with v (3,)"""
+    return {
+        "tall": sub.set_diagonal(_f32(rng, (6, 3)), _f32(rng, (3,))),
+        "wide": sub.set_diagonal(_f32(rng, (3, 5)), _f32(rng, (3,))),
+    }
+
+
+@hidden.probe("q8", "set_diagonal")
+def scalar_v(sub, rng):
+    """on random M (3, 5) with a Python float v, and M (4, 2) with a 0-d array v"""
+    return {
+        "python_float": sub.set_diagonal(_f32(rng, (3, 5)), float(rng.standard_normal())),
+        "array_0d": sub.set_diagonal(_f32(rng, (4, 2)), _f32(rng, ())),
+    }
+
+
+@hidden.probe("q8", "set_diagonal")
+def leaves_M_unchanged(sub, rng):
+    """leaves M (4, 3) as it was"""
+    M = _f32(rng, (4, 3))
+    before = np.array(M)
+    out = sub.set_diagonal(M, _f32(rng, (3,)))
+    return {"out": out, "M_changed": bool(not np.array_equal(np.array(M), before))}
+
+
+def _uses_at(out, ref):
+    if "at" not in names_used(out["source"]):
+        return "does not use `.at[...]`; this question is about JAX's functional updates"
+    used = forbidden_names(out["source"], {"fill_diagonal"})
+    if used:
+        return f"uses `{used[0]}`, which is the answer; index the diagonal with `.at[i, i]`"
+    return _library_function(out)
+
+
+@hidden.probe("q8", "set_diagonal", judge=_uses_at, gate=True)
+def updates_through_at(sub, rng):
+    """returns a new array through `.at[...]` (no jnp.fill_diagonal)"""
+    return _code(sub, "set_diagonal")
+
+
+_loop_gate("q8", "set_diagonal")

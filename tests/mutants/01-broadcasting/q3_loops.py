@@ -1,0 +1,7 @@
+"""Loops over rows and columns in Python instead of broadcasting."""
+
+import jax.numpy as jnp
+
+
+def pairwise_sq_dists(X, Y):
+    return jnp.array([[jnp.sum((x - y) ** 2) for y in Y] for x in X])

@@ -1,0 +1,7 @@
+"""Converts to int32 instead of float32."""
+
+import jax.numpy as jnp
+
+
+def one_hot(labels, num_classes):
+    return (labels[..., None] == jnp.arange(num_classes)).astype(jnp.int32)
