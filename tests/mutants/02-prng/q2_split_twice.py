@@ -1,0 +1,8 @@
+"""Splits once into (new_key, subkey), then splits subkey into n: another convention."""
+
+import jax
+
+
+def split_keys(key, n):
+    new_key, subkey = jax.random.split(key)
+    return new_key, jax.random.split(subkey, n)

@@ -1,0 +1,8 @@
+"""Splits the base key first out of habit, then folds the step into the split-off key."""
+
+import jax
+
+
+def step_key(key, step):
+    _, subkey = jax.random.split(key)
+    return jax.random.fold_in(subkey, step)
