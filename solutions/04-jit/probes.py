@@ -73,10 +73,14 @@ def _once_per_kind(out, ref):
     if n == 3:
         return None
     if n > 3:
-        return (f"traced {n} times for 3 kinds called 3 times each on one input shape; expected "
-                "once per kind (is a new jax.jit made on every call?)")
-    return (f"traced {n} times for 3 kinds called 3 times each on one input shape; expected once "
-            "per kind: `activation` itself should be jitted, with kind static")
+        return (
+            f"traced {n} times for 3 kinds called 3 times each on one input shape; expected "
+            "once per kind (is a new jax.jit made on every call?)"
+        )
+    return (
+        f"traced {n} times for 3 kinds called 3 times each on one input shape; expected once "
+        "per kind: `activation` itself should be jitted, with kind static"
+    )
 
 
 @hidden.probe("q1", "activation", judge=_once_per_kind, weight=2)
@@ -108,10 +112,12 @@ def handles_infinities(sub, rng):
     # Both ways: XLA rewrites `x * (x < 0).astype(x.dtype)` into a select under jit, which hides
     # the nan that +inf * 0 gives when the same code runs op by op.
     jitted = jax.jit(sub.sum_negatives)
-    return {"with_plus_inf_directly": sub.sum_negatives(plus),
-            "with_both_infs_directly": sub.sum_negatives(both),
-            "with_plus_inf_under_jit": jitted(plus),
-            "with_both_infs_under_jit": jitted(both)}
+    return {
+        "with_plus_inf_directly": sub.sum_negatives(plus),
+        "with_both_infs_directly": sub.sum_negatives(both),
+        "with_plus_inf_under_jit": jitted(plus),
+        "with_both_infs_under_jit": jitted(both),
+    }
 
 
 @hidden.probe("q2", "sum_negatives")
@@ -122,9 +128,24 @@ def zero_without_negatives_under_jit(sub, rng):
     return {"sum": jax.jit(sub.sum_negatives)(jnp.asarray(x, jnp.float32))}
 
 
-_BOOLEAN_CALLS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
-                  "logical_and", "logical_or", "logical_not", "logical_xor", "signbit",
-                  "isfinite", "isinf", "isnan", "isneginf", "isposinf"}
+_BOOLEAN_CALLS = {
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "equal",
+    "not_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "logical_xor",
+    "signbit",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+}
 
 
 def _boolean_mask_index(source):
@@ -158,8 +179,11 @@ def _boolean_mask_index(source):
 
     for _ in range(2):  # twice, so that a mask built from another mask name is found too
         for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None \
-                    and is_mask(node.value):
+            if (
+                isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr))
+                and node.value is not None
+                and is_mask(node.value)
+            ):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 masks |= {t.id for t in targets if isinstance(t, ast.Name)}
     for node in ast.walk(tree):
@@ -171,8 +195,10 @@ def _boolean_mask_index(source):
 def _no_mask_indexing(out, ref):
     found = out["mask_indexing"]
     if found:
-        return (f"indexes with a boolean mask (`{found}`): the result's shape depends on the "
-                "values, so it cannot be jitted; keep the shape with jnp.where")
+        return (
+            f"indexes with a boolean mask (`{found}`): the result's shape depends on the "
+            "values, so it cannot be jitted; keep the shape with jnp.where"
+        )
     return None
 
 
@@ -223,10 +249,16 @@ def _two_factors(rng):
 
 def _follows_factor(out, ref):
     first, second = out.get("first"), out.get("second")
-    if isinstance(first, PlainArray) and isinstance(second, PlainArray) \
-            and first.value.shape == second.value.shape and np.array_equal(first.value, second.value):
-        return ("gave the same result for two different factors: the factor must come from the "
-                "argument, not from a global read at trace time")
+    if (
+        isinstance(first, PlainArray)
+        and isinstance(second, PlainArray)
+        and first.value.shape == second.value.shape
+        and np.array_equal(first.value, second.value)
+    ):
+        return (
+            "gave the same result for two different factors: the factor must come from the "
+            "argument, not from a global read at trace time"
+        )
     return compare_outputs(out, ref)
 
 
@@ -269,8 +301,10 @@ def _one_trace(out, ref):
         return "is not itself jitted: jit it once, with alpha traced, on the last line of its cell"
     n = out["traces"]
     if n != 1:
-        return (f"traced {n} times for 20 calls with different float alphas on one input shape; "
-                "expected once: keep alpha traced (not static) and jit once, outside the function")
+        return (
+            f"traced {n} times for 20 calls with different float alphas on one input shape; "
+            "expected once: keep alpha traced (not static) and jit once, outside the function"
+        )
     return None
 
 
@@ -280,8 +314,10 @@ def traces_once_for_twenty_alphas(sub, rng):
     x = _f32(rng, _fresh_shape(4))
     alphas = [float(a) for a in rng.uniform(-5, 5, 20)]
     fn = sub.scaled_sum
-    return {"traces": count_traces(lambda: [fn(x, a) for a in alphas]),
-            "jitted": callable(getattr(fn, "lower", None))}
+    return {
+        "traces": count_traces(lambda: [fn(x, a) for a in alphas]),
+        "jitted": callable(getattr(fn, "lower", None)),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,14 +345,18 @@ def traced_iters_under_jit(sub, rng):
 
 def _one_loop(out, ref):
     if out["traced_error"]:
-        return (f"raises {out['traced_error']} when iters is traced: the loop needs iters as a "
-                "concrete number (a Python loop, or an array of length iters); use lax.fori_loop, "
-                "whose bounds may be traced")
+        return (
+            f"raises {out['traced_error']} when iters is traced: the loop needs iters as a "
+            "concrete number (a Python loop, or an array of length iters); use lax.fori_loop, "
+            "whose bounds may be traced"
+        )
     if not out["has_loop"]:
         return "its jaxpr holds no loop primitive ('while' or 'scan'); use lax.fori_loop"
     if out["ops_3"] != out["ops_30"]:
-        return (f"its jaxpr grows with iters ({out['ops_3']} operations for iters = 3, "
-                f"{out['ops_30']} for iters = 30): the loop is unrolled; use lax.fori_loop")
+        return (
+            f"its jaxpr grows with iters ({out['ops_3']} operations for iters = 3, "
+            f"{out['ops_30']} for iters = 30): the loop is unrolled; use lax.fori_loop"
+        )
     return None
 
 
@@ -387,9 +427,14 @@ def _minimize_outputs(result):
     return {"x": x, "n_steps": int(n)}
 
 
-@hidden.probe("q7", "minimize", judge=_steps_then_x(
-    "(the L2 norm of grad_fn(x), not its square, is tested against tol before each update)"),
-    weight=2)
+@hidden.probe(
+    "q7",
+    "minimize",
+    judge=_steps_then_x(
+        "(the L2 norm of grad_fn(x), not its square, is tested against tol before each update)"
+    ),
+    weight=2,
+)
 def matches_reference_on_a_quadratic(sub, rng):
     """gradient descent on a 4-d quadratic, with tol between two updates' gradient norms"""
     A, b, x0 = _quadratic(rng)
@@ -407,8 +452,11 @@ def works_under_jit_with_traced_settings(sub, rng):
     return _minimize_outputs(run(jnp.asarray(x0, jnp.float32), LR, tol, 1000))
 
 
-@hidden.probe("q7", "minimize", judge=_steps_then_x(
-    "when tol is never reached: it should make exactly max_iter updates"))
+@hidden.probe(
+    "q7",
+    "minimize",
+    judge=_steps_then_x("when tol is never reached: it should make exactly max_iter updates"),
+)
 def stops_at_max_iter(sub, rng):
     """a few max_iter updates on a 4-d quadratic with a tol that is never reached"""
     A, b, x0 = _quadratic(rng)
@@ -416,9 +464,14 @@ def stops_at_max_iter(sub, rng):
     return _minimize_outputs(sub.minimize(_grad_fn(A, b), jnp.asarray(x0, jnp.float32), LR, 1e-9, max_iter))
 
 
-@hidden.probe("q7", "minimize", judge=_steps_then_x(
-    "from an x0 that already meets tol: the norm is tested before each update, so it should "
-    "make none and return x0"))
+@hidden.probe(
+    "q7",
+    "minimize",
+    judge=_steps_then_x(
+        "from an x0 that already meets tol: the norm is tested before each update, so it should "
+        "make none and return x0"
+    ),
+)
 def converged_start_takes_no_steps(sub, rng):
     """an x0 whose gradient norm is already below tol"""
     A, b, x0 = _quadratic(rng)
@@ -428,11 +481,12 @@ def converged_start_takes_no_steps(sub, rng):
 
 def _uses_while(out, ref):
     if out["error"]:
-        return (f"raises {out['error']} when traced (a Python while on a traced value?); use "
-                "lax.while_loop")
+        return f"raises {out['error']} when traced (a Python while on a traced value?); use lax.while_loop"
     if "while" not in out["primitives"]:
-        return ("its jaxpr holds no while loop: use lax.while_loop, which stops as soon as the "
-                "gradient is small enough")
+        return (
+            "its jaxpr holds no while loop: use lax.while_loop, which stops as soon as the "
+            "gradient is small enough"
+        )
     return None
 
 
@@ -487,21 +541,22 @@ def throws_for_nonpositive_entries(sub, rng):
         "a (6,) array holding a 0": jnp.asarray(with_zero, jnp.float32),
         "a (6,) array holding one negative entry": jnp.asarray(with_negative, jnp.float32),
         "a negative 0-d array": jnp.float32(-rng.uniform(0.1, 5.0)),
-        "a (2, 3) array of negative entries": jnp.asarray(-np.abs(rng.standard_normal((2, 3))) - 0.1,
-                                                          jnp.float32),
+        "a (2, 3) array of negative entries": jnp.asarray(
+            -np.abs(rng.standard_normal((2, 3))) - 0.1, jnp.float32
+        ),
     }
     return {case: _throws(err) for case, (err, _) in _both_ways(sub, cases).items()}
 
 
 def _passes_and_logs(out, ref):
-    raised_for = [k[len("raised: "):] for k, v in out.items() if k.startswith("raised: ") and v is not False]
+    raised_for = [k[len("raised: ") :] for k, v in out.items() if k.startswith("raised: ") and v is not False]
     if raised_for:
         return f"err.throw() raised for {raised_for[0]}, whose entries are all > 0"
     ys = {k: v for k, v in ref.items() if k.startswith("y: ")}
     for key, want in ys.items():
         problem = compare_value(out.get(key), want)
         if problem:
-            return f"y for {key[len('y: '):]} {problem}"
+            return f"y for {key[len('y: ') :]} {problem}"
     return None
 
 
@@ -580,12 +635,16 @@ def _per_call_when_blocked(out, ref):
         return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
     low, high = min(out["blocked"]), max(out["blocked"])
     if t < low / SLACK:
-        return (f"reported {_ms(t)} per call for a function whose calls take about {_ms(low)} to "
-                "finish: it timed the asynchronous dispatch; wait with jax.block_until_ready "
-                "before reading the clock")
+        return (
+            f"reported {_ms(t)} per call for a function whose calls take about {_ms(low)} to "
+            "finish: it timed the asynchronous dispatch; wait with jax.block_until_ready "
+            "before reading the clock"
+        )
     if t > high * SLACK:
-        return (f"reported {_ms(t)} per call for a function whose calls take about {_ms(high)}: "
-                "return seconds per call (divide by repeats)")
+        return (
+            f"reported {_ms(t)} per call for a function whose calls take about {_ms(high)}: "
+            "return seconds per call (divide by repeats)"
+        )
     return None
 
 
@@ -609,9 +668,11 @@ def _excludes_compile(out, ref):
     # call in the mean of 10 (first / 10): both sit a factor of ten or more away from it.
     threshold = float(np.sqrt(max(first / 10, run) * run))
     if t > threshold:
-        return (f"reported {_ms(t)} per call for a function that runs in about {_ms(run)} but "
-                f"takes {_ms(first)} to trace and compile on its first call: the timing includes "
-                "compilation; call f once, untimed, before starting the clock")
+        return (
+            f"reported {_ms(t)} per call for a function that runs in about {_ms(run)} but "
+            f"takes {_ms(first)} to trace and compile on its first call: the timing includes "
+            "compilation; call f once, untimed, before starting the clock"
+        )
     return None
 
 

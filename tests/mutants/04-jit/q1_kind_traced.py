@@ -1,4 +1,5 @@
 """Jits `activation` without marking `kind` static: a string cannot be traced."""
+
 import jax
 import jax.numpy as jnp
 

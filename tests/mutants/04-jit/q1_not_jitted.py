@@ -1,4 +1,5 @@
 """Leaves `activation` a plain Python function: nothing is compiled once per kind."""
+
 import jax.numpy as jnp
 
 

@@ -1,4 +1,5 @@
 """Writes tanh from its textbook formula, which overflows to inf / inf = nan for |x| > 89."""
+
 import functools
 
 import jax

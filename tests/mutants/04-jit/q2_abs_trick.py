@@ -1,4 +1,5 @@
 """Uses min(x, 0) = (x - |x|) / 2, which gives inf - inf = nan for +inf."""
+
 import jax.numpy as jnp
 
 

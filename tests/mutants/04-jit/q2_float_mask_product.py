@@ -1,4 +1,5 @@
 """Multiplies by a float 0/1 mask: +inf * 0 is nan."""
+
 import jax.numpy as jnp
 
 

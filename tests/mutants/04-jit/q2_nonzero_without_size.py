@@ -1,4 +1,5 @@
 """Gathers the negative entries with jnp.nonzero without `size`: a value-dependent shape."""
+
 import jax.numpy as jnp
 
 

@@ -1,4 +1,5 @@
 """Flattens in column-major (Fortran) order instead of row-major."""
+
 import jax.numpy as jnp
 
 

@@ -1,4 +1,5 @@
 """Computes the size with jnp.prod: a tracer under jit, and shapes must be concrete."""
+
 import jax.numpy as jnp
 
 

@@ -1,4 +1,5 @@
 """Computes the size with np.prod, which is the float 1.0 for a 0-d shape."""
+
 import jax.numpy as jnp
 import numpy as np
 

@@ -1,4 +1,5 @@
 """Returns arrays of fewer than two dimensions unchanged, so a 0-d array stays 0-d."""
+
 import jax.numpy as jnp
 
 

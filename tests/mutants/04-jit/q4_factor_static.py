@@ -1,4 +1,5 @@
 """Makes factor static: jax.jit(scale) then hands a tracer to a static argument."""
+
 import functools
 
 import jax

@@ -1,4 +1,5 @@
 """Stores factor in a global and calls a jitted function that reads it: frozen at the first trace."""
+
 import jax
 
 FACTOR = 1.0

@@ -1,4 +1,5 @@
 """Multiplies by a global instead of the `factor` argument."""
+
 FACTOR = 2.0
 
 

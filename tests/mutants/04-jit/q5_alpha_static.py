@@ -1,4 +1,5 @@
 """Marks alpha static, so every new float value traces and compiles again."""
+
 import functools
 
 import jax

@@ -1,4 +1,5 @@
 """Converts alpha with float() inside the jitted function: fails when alpha is traced."""
+
 import jax
 import jax.numpy as jnp
 

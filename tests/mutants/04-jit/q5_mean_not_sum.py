@@ -1,4 +1,5 @@
 """Scales the mean instead of the sum."""
+
 import jax
 import jax.numpy as jnp
 

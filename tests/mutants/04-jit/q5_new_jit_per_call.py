@@ -1,4 +1,5 @@
 """Jits a new lambda closing over alpha on every call."""
+
 import jax
 import jax.numpy as jnp
 

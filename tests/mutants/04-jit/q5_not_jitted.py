@@ -1,4 +1,5 @@
 """Leaves scaled_sum a plain Python function, not jitted."""
+
 import jax.numpy as jnp
 
 

@@ -1,4 +1,5 @@
 """Jits with iters static, so a traced iters (under an outer jit) cannot be passed."""
+
 import functools
 
 import jax

@@ -1,4 +1,5 @@
 """Runs the loop from 1, one Newton step short."""
+
 from jax import lax
 
 

@@ -1,4 +1,5 @@
 """Scans over jnp.arange(iters), whose length must be concrete: fails when iters is traced."""
+
 import jax.numpy as jnp
 from jax import lax
 

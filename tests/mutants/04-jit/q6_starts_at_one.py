@@ -1,4 +1,5 @@
 """Starts from x0 = 1 instead of x0 = a, as the docstring asks."""
+
 import jax.numpy as jnp
 from jax import lax
 

@@ -1,4 +1,5 @@
 """Starts the stored gradient norm at inf, so the first update is never checked."""
+
 import jax.numpy as jnp
 from jax import lax
 

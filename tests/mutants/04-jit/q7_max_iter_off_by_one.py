@@ -1,4 +1,5 @@
 """Tests n <= max_iter, so it makes one update too many."""
+
 import jax.numpy as jnp
 from jax import lax
 

@@ -1,4 +1,5 @@
 """Loops with a Python while on the gradient norm: bool(tracer) under jit."""
+
 import jax.numpy as jnp
 
 

@@ -1,4 +1,5 @@
 """Compares the squared gradient norm with tol."""
+
 import jax.numpy as jnp
 from jax import lax
 

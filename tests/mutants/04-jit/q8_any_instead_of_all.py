@@ -1,4 +1,5 @@
 """Checks that some entry is positive instead of all of them."""
+
 import jax.numpy as jnp
 from jax.experimental import checkify
 

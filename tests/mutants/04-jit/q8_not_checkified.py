@@ -1,4 +1,5 @@
 """Calls checkify.check but never wraps the function with checkify.checkify."""
+
 import jax.numpy as jnp
 from jax.experimental import checkify
 

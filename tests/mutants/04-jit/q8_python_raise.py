@@ -1,4 +1,5 @@
 """Raises with a Python if, which needs the values: fails under jit and under checkify."""
+
 import jax.numpy as jnp
 from jax.experimental import checkify
 

@@ -1,4 +1,5 @@
 """Checks x >= 0, so log(0) = -inf passes the check."""
+
 import jax.numpy as jnp
 from jax.experimental import checkify
 

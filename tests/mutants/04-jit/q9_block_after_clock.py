@@ -1,4 +1,5 @@
 """Waits for the last result only after reading the clock."""
+
 import time
 
 import jax

@@ -1,4 +1,5 @@
 """Warms up, but reads the clock without waiting: it times the asynchronous dispatch."""
+
 import time
 
 import jax

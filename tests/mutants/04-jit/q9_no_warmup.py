@@ -1,4 +1,5 @@
 """Blocks on every result but skips the warm-up: the first timed call compiles."""
+
 import time
 
 import jax

@@ -1,4 +1,5 @@
 """Returns the total time of all repeats, not the time per call."""
+
 import time
 
 import jax
