@@ -1,0 +1,496 @@
+"""Hidden tests of 05-pmap: data-parallel training of the linear model w * x + b.
+
+The data-parallel probes (q4-q7) run on ``n = jax.local_device_count()`` devices, and q4/q6 also
+on exactly 2 when there are at least 2. On one device several mistakes give the right numbers
+(no ``pmean``, a per-device clipping norm, a plain ``jit``), which is why the grader always runs
+this assignment with 8 virtual CPU devices (course.yml: ``devices``). Every probe passes for the
+reference on any device count from 1 to 8.
+
+JAX is imported inside the probe bodies, never at module level: the device count is fixed when
+JAX is imported, and the grader imports this file in processes that must not start JAX.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from autograder.probing import PlainArray, ProbeSet, array, compare_outputs, describe_value, raises
+
+hidden = ProbeSet("05-pmap")
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs, made from the probe's rng only.
+
+
+def _devices() -> int:
+    import jax
+
+    return jax.local_device_count()
+
+
+def _batch(n: int, per_device: int = 16) -> int:
+    """A batch size that splits evenly over ``n`` devices, close to the tutorial's 128."""
+    return n * max(per_device, math.ceil(128 / n))
+
+
+def _line_data(rng: np.random.Generator, size: int) -> tuple[Any, Any]:
+    """``(x, y)`` of shape ``(size, 1)`` float32 on ``y = 2x - 1`` plus noise of std 0.5, with
+    ``x`` sorted so that every device's contiguous block (hence its gradient) is different."""
+    import jax.numpy as jnp
+
+    x = np.sort(rng.standard_normal((size, 1)), axis=0)
+    y = 2.0 * x - 1.0 + 0.5 * rng.standard_normal((size, 1))
+    return jnp.asarray(x, jnp.float32), jnp.asarray(y, jnp.float32)
+
+
+def _far_params(rng: np.random.Generator) -> dict[str, Any]:
+    """``{"w", "b"}`` float32 scalars 1 to 3 away from (2, -1): gradients of norm above 2."""
+    import jax.numpy as jnp
+
+    offset = rng.uniform(1.0, 3.0, size=2) * rng.choice([-1.0, 1.0], size=2)
+    return {"w": jnp.float32(2.0 + offset[0]), "b": jnp.float32(-1.0 + offset[1])}
+
+
+def _replicated(params: dict[str, Any], n: int) -> dict[str, Any]:
+    import jax.numpy as jnp
+
+    return {k: jnp.broadcast_to(v, (n,)) for k, v in params.items()}
+
+
+def _sharded(a: Any, n: int) -> Any:
+    return a.reshape(n, a.shape[0] // n, *a.shape[1:])
+
+
+def _pmap_inputs(rng: np.random.Generator, n: int) -> tuple[dict[str, Any], Any, Any]:
+    """Replicated params and sharded ``(n, N // n, 1)`` data for a pmapped step on ``n`` devices."""
+    x, y = _line_data(rng, _batch(n))
+    return _replicated(_far_params(rng), n), _sharded(x, n), _sharded(y, n)
+
+
+def _learning_rate(rng: np.random.Generator) -> float:
+    return float(rng.uniform(0.05, 0.3))
+
+
+# ---------------------------------------------------------------------------------------------
+# Judges shared by several questions.
+
+
+def _same_dtypes(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """The reference comparison, then every array's dtype."""
+    problem = compare_outputs(out, ref)
+    if problem:
+        return problem
+    for path, want in ref.items():
+        got = out[path]
+        if isinstance(want, PlainArray) and got.value.dtype != want.value.dtype:
+            return (
+                f"leaf `{path}` has dtype {got.value.dtype}, expected {want.value.dtype}: "
+                "keep every leaf's dtype"
+            )
+    return None
+
+
+def _replicas_identical(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """Every output array holds one value, bit for bit, along its device axis."""
+    if set(out) != set(ref):
+        return compare_outputs(out, ref)
+    for path, want in ref.items():
+        got = array(out, path)
+        if got.shape != want.value.shape:
+            return f"output `{path}` has shape {got.shape}, expected {want.value.shape}"
+        if got.shape and not (got == got[:1]).all():
+            what = "loss" if path.endswith(".1") else f"new_params[{path.rsplit('.', 1)[-1]!r}]"
+            return (
+                f"{what} differs between the {got.shape[0]} devices: average the gradients "
+                'and the loss with lax.pmean over "batch" so every device holds the same'
+            )
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# q1 shard
+
+
+@hidden.probe("q1", "shard", weight=2)
+def contiguous_blocks(sub, rng):
+    """on x of shape (24, 3) over 4 devices"""
+    import jax.numpy as jnp
+
+    x = jnp.asarray(rng.standard_normal((24, 3)), jnp.float32)
+    return {"out": sub.shard(x, 4)}
+
+
+@hidden.probe("q1", "shard")
+def keeps_trailing_shape_and_dtype(sub, rng):
+    """on an int32 x of shape (12, 2, 3) over 3 devices"""
+    import jax.numpy as jnp
+
+    x = jnp.asarray(rng.integers(-100, 100, size=(12, 2, 3)), jnp.int32)
+    return {"out": sub.shard(x, 3)}
+
+
+@hidden.probe("q1", "shard")
+def one_device_and_one_example_each(sub, rng):
+    """on x of shape (8, 1) over 1 device and over 8 devices"""
+    import jax.numpy as jnp
+
+    x = jnp.asarray(rng.standard_normal((8, 1)), jnp.float32)
+    return {"one": sub.shard(x, 1), "eight": sub.shard(x, 8)}
+
+
+@hidden.probe("q1", "shard")
+def uneven_split_raises_value_error(sub, rng):
+    """raises ValueError for 10 examples over 4 devices and 3 examples over 4 devices"""
+    import jax.numpy as jnp
+
+    return {
+        "10_over_4": raises(ValueError, sub.shard, jnp.zeros((10, 1), jnp.float32), 4),
+        "3_over_4": raises(ValueError, sub.shard, jnp.zeros((3, 1), jnp.float32), 4),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# q2 replicate / unreplicate
+
+
+def _tree(rng: np.random.Generator) -> dict[str, Any]:
+    """A nested pytree (dict, list, tuple) of float32 and int32 leaves, 0-d to 2-d."""
+    import jax.numpy as jnp
+
+    f32 = lambda *shape: jnp.asarray(rng.standard_normal(shape), jnp.float32)  # noqa: E731
+    return {
+        "w": f32(),
+        "b": f32(),
+        "layers": [{"W": f32(3, 2), "b": f32(2)}, (jnp.asarray(rng.integers(0, 9, 4), jnp.int32), f32(2, 2))],
+        "step": jnp.int32(rng.integers(0, 100)),
+    }
+
+
+@hidden.probe("q2", "replicate", weight=2, judge=_same_dtypes)
+def stacks_copies_of_every_leaf(sub, rng):
+    """on a nested pytree of float32 and int32 leaves, over 3 devices"""
+    return {"replicated": sub.replicate(_tree(rng), 3)}
+
+
+@hidden.probe("q2", "unreplicate", judge=_same_dtypes)
+def unreplicate_takes_copy_zero(sub, rng):
+    """on a nested pytree whose leaves hold 4 different copies"""
+    import jax
+
+    n = 4
+    stacked = jax.tree.map(lambda *copies: jax.numpy.stack(copies), *[_tree(rng) for _ in range(n)])
+    return {"unreplicated": sub.unreplicate(stacked)}
+
+
+@hidden.probe("q2", "replicate", judge=_same_dtypes)
+def round_trips(sub, rng):
+    """unreplicate(replicate(tree, 2)) on a nested pytree gives the tree back"""
+    return {"back": sub.unreplicate(sub.replicate(_tree(rng), 2))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q3 mse_loss
+
+
+def _loss_inputs(rng: np.random.Generator, size: int) -> tuple[dict[str, Any], Any, Any]:
+    import jax.numpy as jnp
+
+    params = {k: jnp.float32(v) for k, v in zip("wb", rng.uniform(-3.0, 3.0, size=2))}
+    x, y = _line_data(rng, size)
+    return params, x, y
+
+
+@hidden.probe("q3", "mse_loss", weight=2)
+def matches_reference(sub, rng):
+    """on random params and x, y of shape (32, 1)"""
+    params, x, y = _loss_inputs(rng, 32)
+    return {"loss": sub.mse_loss(params, x, y)}
+
+
+@hidden.probe("q3", "mse_loss")
+def differentiable_with_grad(sub, rng):
+    """jax.grad of it on random params and x, y of shape (100, 1)"""
+    import jax
+
+    params, x, y = _loss_inputs(rng, 100)
+    return {"grad": jax.grad(sub.mse_loss)(params, x, y)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q4 train_step
+
+
+@hidden.probe("q4", "train_step", weight=2)
+def equals_full_batch_step(sub, rng):
+    """one step on all devices (x, y sharded (n, N // n, 1)) equals one full-batch step"""
+    params, x, y = _pmap_inputs(rng, _devices())
+    return {"step": sub.train_step(params, x, y, _learning_rate(rng))}
+
+
+@hidden.probe("q4", "train_step", judge=_replicas_identical)
+def replicas_bit_identical(sub, rng):
+    """after one step on all devices, every device holds the same params and loss"""
+    params, x, y = _pmap_inputs(rng, _devices())
+    return {"step": sub.train_step(params, x, y, _learning_rate(rng))}
+
+
+@hidden.probe("q4", "train_step")
+def equals_full_batch_step_on_two_devices(sub, rng):
+    """one step on 2 devices (x, y sharded (2, N // 2, 1)) equals one full-batch step"""
+    params, x, y = _pmap_inputs(rng, min(2, _devices()))
+    return {"step": sub.train_step(params, x, y, _learning_rate(rng))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q5 train
+
+
+def _train_run(sub, rng, n_steps: int, lr: float, *, legacy_key: bool = False) -> dict[str, Any]:
+    import jax
+
+    seed = int(rng.integers(2**31))
+    key = jax.random.PRNGKey(seed) if legacy_key else jax.random.key(seed)
+    x, y = _line_data(rng, _batch(_devices()))
+    params, losses = sub.train(key, x, y, n_steps, lr)
+    return {"losses": losses, "params": params}
+
+
+# Default tolerances hold over many steps: gradient descent on this problem is contractive, and
+# 150 steps of a pmapped run and of a single-device full-batch run differ by under 4e-7 relative.
+@hidden.probe("q5", "train", weight=2)
+def matches_reference_run(sub, rng):
+    """20 steps with a typed key on all devices: losses and params match the reference's"""
+    return _train_run(sub, rng, 20, 0.1)
+
+
+@hidden.probe("q5", "train")
+def accepts_legacy_key(sub, rng):
+    """10 steps with a legacy PRNGKey: losses and params match the reference's"""
+    return _train_run(sub, rng, 10, 0.2, legacy_key=True)
+
+
+def _decreasing(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    if not isinstance(out.get("losses"), PlainArray):
+        return f"losses is {describe_value(out.get('losses'))}, expected an array"
+    losses = array(out, "losses")
+    want = array(ref, "losses").shape
+    if losses.shape != want:
+        return f"losses has shape {losses.shape}, expected {want} (one loss per step)"
+    if not np.isfinite(losses).all():
+        return "some losses are not finite"
+    if not (np.diff(losses) <= 1e-6 * np.abs(losses[:-1])).all() or losses[-1] >= losses[0]:
+        return "the loss history does not decrease step after step"
+    return None
+
+
+@hidden.probe("q5", "train", judge=_decreasing)
+def loss_history_decreases(sub, rng):
+    """30 steps with lr 0.1: losses has one entry per step and decreases"""
+    return _train_run(sub, rng, 30, 0.1)
+
+
+def _recovers_line(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    for name in ("w", "b"):
+        got = out.get(f"params.{name}")
+        if not isinstance(got, PlainArray) or got.value.shape != ():
+            return f"params[{name!r}] is {describe_value(got)}, expected a float32 scalar"
+    w, b = float(array(out, "params.w")), float(array(out, "params.b"))
+    if abs(w - 2.0) > 0.25 or abs(b + 1.0) > 0.25:
+        return f"ended at w = {w:.3f}, b = {b:.3f}, far from the line's w = 2, b = -1"
+    return None
+
+
+@hidden.probe("q5", "train", judge=_recovers_line)
+def recovers_true_line(sub, rng):
+    """150 steps with lr 0.1 on y = 2x - 1 plus noise recover w close to 2 and b close to -1"""
+    return _train_run(sub, rng, 150, 0.1)
+
+
+# ---------------------------------------------------------------------------------------------
+# q6 clipped_train_step
+
+
+def _max_norm(rng: np.random.Generator) -> float:
+    """Well below the gradients' norms (above 2, see _far_params): clipping acts."""
+    return float(rng.uniform(0.1, 0.5))
+
+
+@hidden.probe("q6", "clipped_train_step", weight=2)
+def equals_clipped_full_batch_step(sub, rng):
+    """one clipped step on all devices equals one clipped full-batch step"""
+    params, x, y = _pmap_inputs(rng, _devices())
+    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))}
+
+
+@hidden.probe("q6", "clipped_train_step", judge=_replicas_identical)
+def replicas_bit_identical_when_clipping(sub, rng):
+    """after one clipped step on all devices, every device holds the same params and loss"""
+    params, x, y = _pmap_inputs(rng, _devices())
+    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))}
+
+
+@hidden.probe("q6", "clipped_train_step")
+def equals_clipped_full_batch_step_on_two_devices(sub, rng):
+    """one clipped step on 2 devices equals one clipped full-batch step"""
+    params, x, y = _pmap_inputs(rng, min(2, _devices()))
+    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))}
+
+
+@hidden.probe("q6", "clipped_train_step")
+def unclipped_below_max_norm(sub, rng):
+    """with max_norm far above the gradient's norm the step is train_step's, unclipped"""
+    params, x, y = _pmap_inputs(rng, _devices())
+    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), 1e4)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q7 sharded_train_step
+
+
+def _sharded_inputs(rng: np.random.Generator) -> tuple[dict[str, Any], Any, Any]:
+    x, y = _line_data(rng, _batch(_devices()))
+    return _far_params(rng), x, y
+
+
+def _on_every_device(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    devices, want = out.get("devices"), out.get("n")
+    if not devices:
+        return "returned no arrays"
+    if min(devices) < want:
+        return (
+            f"the results live on {min(devices)} device(s), not on all {want}: place x and y "
+            "with a NamedSharding over a Mesh of all devices (a plain jit runs on one)"
+        )
+    return None
+
+
+@hidden.probe("q7", "sharded_train_step", judge=_on_every_device, gate=True)
+def runs_on_every_device(sub, rng):
+    """runs on every device: its results are spread over the whole mesh"""
+    import jax
+
+    out = sub.sharded_train_step(*_sharded_inputs(rng), _learning_rate(rng))
+    leaves = jax.tree.leaves(out)
+    return {
+        "devices": [len(leaf.sharding.device_set) if hasattr(leaf, "sharding") else 1 for leaf in leaves],
+        "n": _devices(),
+    }
+
+
+@hidden.probe("q7", "sharded_train_step", weight=2)
+def same_numbers_as_full_batch_step(sub, rng):
+    """one step on the whole (N, 1) batch equals one full-batch step"""
+    params, x, y = _sharded_inputs(rng)
+    return {"step": sub.sharded_train_step(params, x, y, _learning_rate(rng))}
+
+
+@hidden.probe("q7", "sharded_train_step")
+def three_steps_in_a_row(sub, rng):
+    """three steps, each fed the params the last one returned, equal three full-batch steps"""
+    params, x, y = _sharded_inputs(rng)
+    lr = _learning_rate(rng)
+    losses = []
+    for _ in range(3):
+        params, loss = sub.sharded_train_step(params, x, y, lr)
+        losses.append(loss)
+    return {"params": params, "losses": losses}
+
+
+# ---------------------------------------------------------------------------------------------
+# q8 plot_losses
+
+
+def _figure_facts(sub, rng, n_points: int) -> dict[str, Any]:
+    """What a judge needs to know about the figure, as plain data; the figure is closed."""
+    import matplotlib.figure
+    import matplotlib.pyplot as plt
+
+    losses = np.exp(-np.linspace(0.0, 4.0, n_points)) * rng.uniform(5.0, 10.0) + 0.2
+    fig = sub.plot_losses(losses)
+    facts: dict[str, Any] = {"type": type(fig).__name__}
+    if isinstance(fig, matplotlib.figure.Figure):
+        axes = fig.get_axes()
+        lines = [line for ax in axes for line in ax.get_lines()]
+        facts.update(
+            figure=True,
+            lines=len(lines),
+            points=len(lines[0].get_xdata()) if len(lines) == 1 else -1,
+            ydata=bool(
+                len(lines) == 1
+                and len(lines[0].get_ydata()) == n_points
+                and np.allclose(np.asarray(lines[0].get_ydata(), float), losses, rtol=1e-5)
+            ),
+            yscale=[ax.get_yscale() for ax in axes if ax.get_lines()],
+            xlabel=all(ax.get_xlabel().strip() for ax in axes if ax.get_lines()),
+            ylabel=all(ax.get_ylabel().strip() for ax in axes if ax.get_lines()),
+        )
+        plt.close(fig)
+    else:
+        facts["figure"] = False
+        owner = getattr(fig, "figure", None)
+        if isinstance(owner, matplotlib.figure.Figure):
+            plt.close(owner)
+    facts["n"] = n_points
+    return facts
+
+
+def _not_a_figure(out: dict[str, Any]) -> str | None:
+    if out.get("type") == "NoneType":
+        return "returned None (is the function still the stub `...`?), not a matplotlib Figure"
+    if not out.get("figure"):
+        return f"returned an object of type {out.get('type')}, not a matplotlib Figure"
+    return None
+
+
+def _one_line_of_losses(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = _not_a_figure(out)
+    if problem:
+        return problem
+    if out["lines"] != 1:
+        return f"the figure holds {out['lines']} lines, expected one loss curve"
+    if out["points"] != out["n"]:
+        return f"the line has {out['points']} points, expected one per loss ({out['n']})"
+    if not out["ydata"]:
+        return "the line's y values are not the losses"
+    return None
+
+
+def _log_scale(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = _not_a_figure(out)
+    if problem:
+        return problem
+    if not out["yscale"] or any(s != "log" for s in out["yscale"]):
+        return f"the y axis is {'/'.join(out['yscale']) or 'missing'}, expected log-scale"
+    return None
+
+
+def _labelled(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = _not_a_figure(out)
+    if problem:
+        return problem
+    if not (out["xlabel"] and out["ylabel"]):
+        missing = [a for a in ("x", "y") if not out[f"{a}label"]]
+        return f"the {' and '.join(missing)} axis has no label"
+    return None
+
+
+@hidden.probe("q8", "plot_losses", weight=2, judge=_one_line_of_losses)
+def one_line_of_the_losses(sub, rng):
+    """on 37 losses: a Figure with one line of 37 points, the losses"""
+    return _figure_facts(sub, rng, 37)
+
+
+@hidden.probe("q8", "plot_losses", judge=_log_scale)
+def log_scale_y(sub, rng):
+    """on 20 losses: the y axis is log-scale"""
+    return _figure_facts(sub, rng, 20)
+
+
+@hidden.probe("q8", "plot_losses", judge=_labelled)
+def labelled_axes(sub, rng):
+    """on 20 losses: both axes carry a label"""
+    return _figure_facts(sub, rng, 20)
