@@ -160,8 +160,9 @@ def hidden_test_source(a: Assignment, probe_id: str, function: str, points: floa
     """The source of one hidden test cell: a comment the student sees, then the hidden region
     that finds the support folder and runs the probe on the notebook's globals."""
     question = probe_id.split(".", 1)[0]
+    shown = f"{points:.6f}".rstrip("0").rstrip(".")
     return (
-        f"# Hidden test of {question} (`{function}`, {points:g} points): it runs when the "
+        f"# Hidden test of {question} (`{function}`, {shown} points): it runs when the "
         f"notebook is graded.\n"
         "### BEGIN HIDDEN TESTS\n"
         "def _hidden_test(env):\n"
