@@ -27,8 +27,7 @@ hidden = ProbeSet("03-autodiff")
 #: The ready-made Jacobian builders, forbidden in questions 1-4 (2 and 3 rebuild two of them).
 JACOBIAN_BUILDERS = {"jacfwd", "jacrev", "jacobian", "hessian"}
 #: Every autodiff transformation: question 8 is a vjp written by hand.
-AUTODIFF = JACOBIAN_BUILDERS | {"grad", "value_and_grad", "vjp", "jvp", "linearize",
-                                "linear_transpose"}
+AUTODIFF = JACOBIAN_BUILDERS | {"grad", "value_and_grad", "vjp", "jvp", "linearize", "linear_transpose"}
 #: The JAX API names the source checks look for.
 JAX_API = AUTODIFF | {"vmap", "custom_jvp", "custom_vjp", "stop_gradient"}
 
@@ -56,8 +55,12 @@ def _jax_api_used(fn):
         return []
     base = inspect.unwrap(fn) if callable(fn) else fn
     env = getattr(base, "__globals__", {})
-    known = {id(obj): name for name in JAX_API
-             for obj in (getattr(jax, name, None), getattr(jax.lax, name, None)) if obj is not None}
+    known = {
+        id(obj): name
+        for name in JAX_API
+        for obj in (getattr(jax, name, None), getattr(jax.lax, name, None))
+        if obj is not None
+    }
     used = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in JAX_API:
@@ -88,8 +91,12 @@ def _api_judge(*, required, forbidden, why_required, why_forbidden):
 def _close(out, ref, path, *, what="the result"):
     """compare_value with a nan/inf message first: None or one sentence."""
     got, want = out.get(path), ref.get(path)
-    if isinstance(got, PlainArray) and isinstance(want, PlainArray) \
-            and got.value.shape == want.value.shape and got.value.dtype.kind == "f":
+    if (
+        isinstance(got, PlainArray)
+        and isinstance(want, PlainArray)
+        and got.value.shape == want.value.shape
+        and got.value.dtype.kind == "f"
+    ):
         g, w = got.value, want.value
         nonfinite = ~np.isfinite(g) & np.isfinite(w)
         if nonfinite.any():
@@ -107,7 +114,7 @@ def _close(out, ref, path, *, what="the result"):
 def scalar_f_matches_reference(sub, rng):
     """for a scalar f: R^6 -> R at random x and v (6,)"""
     x, v = _f32(rng, 6), _f32(rng, 6)
-    return {"Jv": sub.directional_derivative(lambda x: jnp.sin(x) @ x ** 2, x, v)}
+    return {"Jv": sub.directional_derivative(lambda x: jnp.sin(x) @ x**2, x, v)}
 
 
 @hidden.probe("q1", "directional_derivative")
@@ -125,11 +132,17 @@ def long_v_not_normalised(sub, rng):
     return {"Jv": sub.directional_derivative(lambda x: jnp.stack([x @ x, jnp.prod(x)]), x, v)}
 
 
-@hidden.probe("q1", "directional_derivative", gate=True, judge=_api_judge(
-    required=["jvp"], forbidden=JACOBIAN_BUILDERS,
-    why_required="J(x) @ v is one forward-mode pass: jax.jvp(f, (x,), (v,))",
-    why_forbidden="it builds the whole Jacobian, while one jax.jvp gives J(x) @ v directly",
-))
+@hidden.probe(
+    "q1",
+    "directional_derivative",
+    gate=True,
+    judge=_api_judge(
+        required=["jvp"],
+        forbidden=JACOBIAN_BUILDERS,
+        why_required="J(x) @ v is one forward-mode pass: jax.jvp(f, (x,), (v,))",
+        why_forbidden="it builds the whole Jacobian, while one jax.jvp gives J(x) @ v directly",
+    ),
+)
 def uses_one_jvp(sub, rng):
     """calls jax.jvp and builds no Jacobian"""
     return {"api": _jax_api_used(sub.directional_derivative)}
@@ -141,20 +154,24 @@ def uses_one_jvp(sub, rng):
 
 def _jacobian_judge(out, ref):
     if any(path.startswith("J.") for path in out):
-        return ("returned a tuple or list, not an array (jax.jvp returns a pair, and jax.vjp's "
-                "pullback a tuple with one cotangent per argument of f): take the entry you need")
+        return (
+            "returned a tuple or list, not an array (jax.jvp returns a pair, and jax.vjp's "
+            "pullback a tuple with one cotangent per argument of f): take the entry you need"
+        )
     got, want = out.get("J"), ref.get("J")
     if isinstance(got, PlainArray) and isinstance(want, PlainArray):
         g, w = got.value.shape, want.value.shape
         if g != w and g == w[::-1]:
-            return (f"has shape {g}, the transpose of the expected {w}: J[i, j] is the derivative "
-                    f"of output i with respect to input j, so J has shape (m, n) for f: R^n -> R^m")
+            return (
+                f"has shape {g}, the transpose of the expected {w}: J[i, j] is the derivative "
+                f"of output i with respect to input j, so J has shape (m, n) for f: R^n -> R^m"
+            )
     return compare_outputs(out, ref)
 
 
 def _wide_f(rng):
     A = _f32(rng, (3, 5))
-    return lambda x: jnp.tanh(A @ x) * jnp.sum(x ** 2), _f32(rng, 5)
+    return lambda x: jnp.tanh(A @ x) * jnp.sum(x**2), _f32(rng, 5)
 
 
 def _tall_f(rng):
@@ -179,11 +196,17 @@ def tall_jacobian(sub, rng):
     return {"J": sub.jacobian_fwd(f, x)}
 
 
-@hidden.probe("q2", "jacobian_fwd", gate=True, judge=_api_judge(
-    required=["jvp", "vmap"], forbidden=JACOBIAN_BUILDERS,
-    why_required="vmap one jax.jvp over the rows of the n x n identity (one tangent per input)",
-    why_forbidden=_BUILDER_WHY,
-))
+@hidden.probe(
+    "q2",
+    "jacobian_fwd",
+    gate=True,
+    judge=_api_judge(
+        required=["jvp", "vmap"],
+        forbidden=JACOBIAN_BUILDERS,
+        why_required="vmap one jax.jvp over the rows of the n x n identity (one tangent per input)",
+        why_forbidden=_BUILDER_WHY,
+    ),
+)
 def vmaps_jvp(sub, rng):
     """vmaps jax.jvp and calls no Jacobian builder"""
     return {"api": _jax_api_used(sub.jacobian_fwd)}
@@ -203,11 +226,17 @@ def tall_jacobian_rev(sub, rng):
     return {"J": sub.jacobian_rev(f, x)}
 
 
-@hidden.probe("q3", "jacobian_rev", gate=True, judge=_api_judge(
-    required=["vjp", "vmap"], forbidden=JACOBIAN_BUILDERS,
-    why_required="call jax.vjp once and vmap its pullback over the rows of the m x m identity",
-    why_forbidden=_BUILDER_WHY,
-))
+@hidden.probe(
+    "q3",
+    "jacobian_rev",
+    gate=True,
+    judge=_api_judge(
+        required=["vjp", "vmap"],
+        forbidden=JACOBIAN_BUILDERS,
+        why_required="call jax.vjp once and vmap its pullback over the rows of the m x m identity",
+        why_forbidden=_BUILDER_WHY,
+    ),
+)
 def vmaps_vjp(sub, rng):
     """vmaps jax.vjp and calls no Jacobian builder"""
     return {"api": _jax_api_used(sub.jacobian_rev)}
@@ -255,7 +284,7 @@ def small_n_matches_reference(sub, rng):
 def large_n_matches_reference(sub, rng):
     """at n = 200,000, where the Hessian would take 160 GB"""
     f, x, v = _large_hvp_inputs(rng)
-    if _hvp_largest(sub, f, x, v) >= HVP_N ** 2 // 4:  # never run an hvp that builds the Hessian
+    if _hvp_largest(sub, f, x, v) >= HVP_N**2 // 4:  # never run an hvp that builds the Hessian
         return {"built_hessian": True}
     return {"Hv": jax.jit(lambda x, v: sub.hvp(f, x, v))(x, v)}
 
@@ -273,11 +302,17 @@ def never_builds_hessian(sub, rng):
     return {"largest": _hvp_largest(sub, f, x, v), "n": HVP_N}
 
 
-@hidden.probe("q4", "hvp", gate=True, judge=_api_judge(
-    required=[], forbidden=JACOBIAN_BUILDERS,
-    why_required="",
-    why_forbidden="it builds the whole n x n Hessian; jax.jvp of jax.grad(f) along v never does",
-))
+@hidden.probe(
+    "q4",
+    "hvp",
+    gate=True,
+    judge=_api_judge(
+        required=[],
+        forbidden=JACOBIAN_BUILDERS,
+        why_required="",
+        why_forbidden="it builds the whole n x n Hessian; jax.jvp of jax.grad(f) along v never does",
+    ),
+)
 def no_hessian_builder(sub, rng):
     """calls no Jacobian or Hessian builder"""
     return {"api": _jax_api_used(sub.hvp)}
@@ -291,8 +326,10 @@ def _run_value_grad_aux(sub, rng):
     """Call the student's value_grad_aux on a nested params pytree with a counting loss_fn;
     ``(outputs, number of loss_fn calls)``, the outputs split into loss, aux and grads."""
     params = {
-        "layers": [{"W": _f32(rng, (3, 4), 0.5), "b": _f32(rng, 4, 0.1)},
-                   {"W": _f32(rng, (4, 2), 0.5), "b": _f32(rng, 2, 0.1)}],
+        "layers": [
+            {"W": _f32(rng, (3, 4), 0.5), "b": _f32(rng, 4, 0.1)},
+            {"W": _f32(rng, (4, 2), 0.5), "b": _f32(rng, 2, 0.1)},
+        ],
         "scale": _f32(rng, ()),
     }
     batch = {"x": _f32(rng, (8, 3)), "y": _f32(rng, (8, 2))}
@@ -303,7 +340,7 @@ def _run_value_grad_aux(sub, rng):
         h = jnp.tanh(b["x"] @ p["layers"][0]["W"] + p["layers"][0]["b"])
         pred = p["scale"] * (h @ p["layers"][1]["W"] + p["layers"][1]["b"])
         err = pred - b["y"]
-        return jnp.mean(err ** 2), {"pred": pred, "max_abs_err": jnp.max(jnp.abs(err))}
+        return jnp.mean(err**2), {"pred": pred, "max_abs_err": jnp.max(jnp.abs(err))}
 
     result = sub.value_grad_aux(loss_fn, params, batch)
     if not isinstance(result, (tuple, list)) or len(result) != 3:
@@ -332,12 +369,13 @@ def _tree_shape(out, ref, name, what):
     """Same leaves (paths) and leaf shapes under ``name`` as the reference, else one sentence."""
     got, want = _part(out, name), _part(ref, name)
     if sorted(got) != sorted(want):
-        return (f"{name} has the leaves [{', '.join(sorted(got)) or 'none'}], expected "
-                f"[{', '.join(sorted(want))}]: {what}")
+        return (
+            f"{name} has the leaves [{', '.join(sorted(got)) or 'none'}], expected "
+            f"[{', '.join(sorted(want))}]: {what}"
+        )
     for path in want:
         g, w = got[path], want[path]
-        if isinstance(w, PlainArray) and (not isinstance(g, PlainArray)
-                                          or g.value.shape != w.value.shape):
+        if isinstance(w, PlainArray) and (not isinstance(g, PlainArray) or g.value.shape != w.value.shape):
             return f"`{path}` is {describe_value(g)}, expected {describe_value(w)}"
     return None
 
@@ -346,10 +384,17 @@ _AUX_WHAT = "aux is loss_fn's second output, returned as it is"
 _GRADS_WHAT = "the gradient with respect to params only, a pytree shaped like params"
 
 
-@hidden.probe("q5", "value_grad_aux", judge=_triple_judge(
-    lambda out, ref: compare_outputs(_part(out, "loss"), _part(ref, "loss"))
-    or _tree_shape(out, ref, "aux", _AUX_WHAT)
-    or compare_outputs(_part(out, "aux"), _part(ref, "aux"))))
+@hidden.probe(
+    "q5",
+    "value_grad_aux",
+    judge=_triple_judge(
+        lambda out, ref: (
+            compare_outputs(_part(out, "loss"), _part(ref, "loss"))
+            or _tree_shape(out, ref, "aux", _AUX_WHAT)
+            or compare_outputs(_part(out, "aux"), _part(ref, "aux"))
+        )
+    ),
+)
 def loss_and_aux_match(sub, rng):
     """on nested params (a dict holding a list of two layer dicts and a scalar) and a batch of 8"""
     outputs, _ = _run_value_grad_aux(sub, rng)
@@ -367,8 +412,11 @@ def grads_shaped_like_params(sub, rng):
     return {k: v for k, v in outputs.items() if k != "loss" and k != "aux"}
 
 
-@hidden.probe("q5", "value_grad_aux", judge=_triple_judge(
-    lambda out, ref: _grads_shape(out, ref) or compare_outputs(out, ref)))
+@hidden.probe(
+    "q5",
+    "value_grad_aux",
+    judge=_triple_judge(lambda out, ref: _grads_shape(out, ref) or compare_outputs(out, ref)),
+)
 def grads_match_reference(sub, rng):
     """on nested params (a dict holding a list of two layer dicts and a scalar), random batch"""
     outputs, _ = _run_value_grad_aux(sub, rng)
@@ -378,8 +426,10 @@ def grads_match_reference(sub, rng):
 def _runs_once(out, ref):
     calls = out.get("calls")
     if calls != 1:
-        return (f"loss_fn ran {calls} times in one call; jax.value_and_grad(loss_fn, "
-                "has_aux=True) gives the loss, aux and grads from a single run")
+        return (
+            f"loss_fn ran {calls} times in one call; jax.value_and_grad(loss_fn, "
+            "has_aux=True) gives the loss, aux and grads from a single run"
+        )
     return None
 
 
@@ -395,15 +445,21 @@ def _has_aux_true(fn):
         tree = ast.parse(source_of(fn))
     except SyntaxError:
         return False
-    return any(isinstance(n, ast.keyword) and n.arg == "has_aux"
-               and isinstance(n.value, ast.Constant) and n.value.value is True
-               for n in ast.walk(tree))
+    return any(
+        isinstance(n, ast.keyword)
+        and n.arg == "has_aux"
+        and isinstance(n.value, ast.Constant)
+        and n.value.value is True
+        for n in ast.walk(tree)
+    )
 
 
 def _has_aux_judge(out, ref):
     if not out.get("has_aux"):
-        return ("does not pass has_aux=True; let jax.value_and_grad carry aux through "
-                "instead of unpacking loss_fn's output yourself")
+        return (
+            "does not pass has_aux=True; let jax.value_and_grad carry aux through "
+            "instead of unpacking loss_fn's output yourself"
+        )
     return None
 
 
@@ -434,8 +490,13 @@ def derivatives_at_extremes(sub, rng):
     return {"dy": jax.vmap(jax.grad(sub.softplus))(x)}
 
 
-@hidden.probe("q6", "softplus", judge=lambda out, ref: (
-    _close(out, ref, "y", what="softplus(x)") or _close(out, ref, "dy", what="the gradient")))
+@hidden.probe(
+    "q6",
+    "softplus",
+    judge=lambda out, ref: (
+        _close(out, ref, "y", what="softplus(x)") or _close(out, ref, "dy", what="the gradient")
+    ),
+)
 def matches_reference_on_a_matrix(sub, rng):
     """values and gradient of the sum on a random x (4, 5) spread over [-60, 60]"""
     x = _f32(rng, (4, 5), scale=20.0)
@@ -459,8 +520,10 @@ def _custom_jvp_object(fn):
 
 def _custom_jvp_judge(out, ref):
     if not out.get("custom_jvp"):
-        return ("is not a jax.custom_jvp function; decorate it with @jax.custom_jvp and give "
-                "its derivative with @softplus.defjvp")
+        return (
+            "is not a jax.custom_jvp function; decorate it with @jax.custom_jvp and give "
+            "its derivative with @softplus.defjvp"
+        )
     if not out.get("rule"):
         return "has no JVP rule; define one with @softplus.defjvp"
     return None
@@ -485,10 +548,8 @@ def forward_equals_round(sub, rng):
 
 def _ties_judge(out, ref):
     problem = compare_outputs(out, ref)
-    if problem and isinstance(out.get("y"), PlainArray) and \
-            out["y"].value.shape == ref["y"].value.shape:
-        return ("rounds some halves differently from jnp.round, which rounds half to even "
-                "(2.5 -> 2, 3.5 -> 4)")
+    if problem and isinstance(out.get("y"), PlainArray) and out["y"].value.shape == ref["y"].value.shape:
+        return "rounds some halves differently from jnp.round, which rounds half to even (2.5 -> 2, 3.5 -> 4)"
     return problem
 
 
@@ -501,8 +562,10 @@ def ties_round_half_to_even(sub, rng):
 def _gradient_judge(out, ref):
     dy = out.get("dy")
     if isinstance(dy, PlainArray) and dy.value.size and not np.any(dy.value):
-        return ("the gradient is zero everywhere, as for jnp.round itself; the backward pass "
-                "must see the identity (hide the rounding from it with jax.lax.stop_gradient)")
+        return (
+            "the gradient is zero everywhere, as for jnp.round itself; the backward pass "
+            "must see the identity (hide the rounding from it with jax.lax.stop_gradient)"
+        )
     return compare_outputs(out, ref)
 
 
@@ -527,8 +590,8 @@ def vjp_passes_cotangent_through(sub, rng):
 
 def _mlp_inputs(rng, d_in, h, d_out):
     params = [
-        {"W": _f32(rng, (d_in, h), d_in ** -0.5), "b": _f32(rng, h, 0.5)},
-        {"W": _f32(rng, (h, d_out), h ** -0.5), "b": _f32(rng, d_out, 0.5)},
+        {"W": _f32(rng, (d_in, h), d_in**-0.5), "b": _f32(rng, h, 0.5)},
+        {"W": _f32(rng, (h, d_out), h**-0.5), "b": _f32(rng, d_out, 0.5)},
     ]
     return params, _f32(rng, d_in), _f32(rng, d_out)
 
@@ -552,10 +615,17 @@ def matches_vjp_saturated(sub, rng):
     return {"x_bar": sub.mlp_vjp(params, x * 8.0, ct)}
 
 
-@hidden.probe("q8", "mlp_vjp", gate=True, judge=_api_judge(
-    required=[], forbidden=AUTODIFF, why_required="",
-    why_forbidden="write the backward pass yourself from the vjp rules of @, + and tanh",
-))
+@hidden.probe(
+    "q8",
+    "mlp_vjp",
+    gate=True,
+    judge=_api_judge(
+        required=[],
+        forbidden=AUTODIFF,
+        why_required="",
+        why_forbidden="write the backward pass yourself from the vjp rules of @, + and tanh",
+    ),
+)
 def no_autodiff(sub, rng):
     """calls no JAX autodiff transformation"""
     return {"api": _jax_api_used(sub.mlp_vjp)}

@@ -1,4 +1,5 @@
 """Builds the whole Jacobian with jax.jacfwd and multiplies it by v."""
+
 import jax
 
 

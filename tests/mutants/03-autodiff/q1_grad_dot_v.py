@@ -1,4 +1,5 @@
 """Uses jax.grad(f)(x) @ v, which only works for a scalar f and is a reverse pass, not a jvp."""
+
 import jax
 
 

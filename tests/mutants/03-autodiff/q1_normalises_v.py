@@ -1,4 +1,5 @@
 """Normalises the direction v to unit length before the jvp."""
+
 import jax
 import jax.numpy as jnp
 

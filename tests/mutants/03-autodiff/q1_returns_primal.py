@@ -1,4 +1,5 @@
 """Returns the first element of jax.jvp's pair, f(x), instead of the tangent J(x) @ v."""
+
 import jax
 
 

@@ -1,4 +1,5 @@
 """Calls jax.jacfwd, the function the question asks to write."""
+
 import jax
 
 

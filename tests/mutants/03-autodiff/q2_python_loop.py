@@ -1,4 +1,5 @@
 """Builds the columns with a Python loop of jvps instead of vmapping one jvp."""
+
 import jax
 import jax.numpy as jnp
 

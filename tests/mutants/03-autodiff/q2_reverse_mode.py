@@ -1,4 +1,5 @@
 """Builds the Jacobian in reverse mode (vmapped vjp) where forward mode was asked for."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Pushes one all-ones tangent instead of the n basis vectors: J @ 1, not J."""
+
 import jax
 import jax.numpy as jnp
 

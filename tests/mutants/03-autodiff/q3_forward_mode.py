@@ -1,4 +1,5 @@
 """Builds the Jacobian in forward mode (vmapped jvp) where reverse mode was asked for."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Vmaps the pullback over the input basis eye(n) instead of the output basis eye(m)."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Calls jax.jacrev, the function the question asks to write."""
+
 import jax
 
 

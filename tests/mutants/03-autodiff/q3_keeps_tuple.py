@@ -1,4 +1,5 @@
 """Returns the pullback's tuple (J,) instead of its only entry."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Transposes the vmapped vjp rows, returning shape (n, m)."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Approximates H @ v by a finite difference of gradients, which loses digits in float32."""
+
 import jax
 
 

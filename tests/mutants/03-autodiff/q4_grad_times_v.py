@@ -1,4 +1,5 @@
 """Multiplies the gradient by v elementwise: a first derivative, not H @ v."""
+
 import jax
 
 

@@ -1,4 +1,5 @@
 """Builds the Hessian with jax.hessian, then multiplies it by v."""
+
 import jax
 
 

@@ -1,4 +1,5 @@
 """Builds the Hessian as jax.jacfwd(jax.grad(f)), then multiplies it by v."""
+
 import jax
 
 

@@ -1,4 +1,5 @@
 """Builds the Hessian row by row with a vmapped forward-over-reverse over eye(n), then H @ v."""
+
 import jax
 import jax.numpy as jnp
 

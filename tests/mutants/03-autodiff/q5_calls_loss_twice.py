@@ -1,4 +1,5 @@
 """Calls loss_fn once for (loss, aux) and again inside jax.grad for the gradient."""
+
 import jax
 
 

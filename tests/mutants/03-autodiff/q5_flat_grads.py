@@ -1,4 +1,5 @@
 """Flattens the gradient into one vector with ravel_pytree instead of keeping params' shape."""
+
 import jax
 from jax.flatten_util import ravel_pytree
 

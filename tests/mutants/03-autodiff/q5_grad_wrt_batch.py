@@ -1,4 +1,5 @@
 """Differentiates with respect to the batch (argnums=1) instead of params."""
+
 import jax
 
 

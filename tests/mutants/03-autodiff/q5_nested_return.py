@@ -1,4 +1,5 @@
 """Returns value_and_grad's nested ((loss, aux), grads) instead of the flat (loss, aux, grads)."""
+
 import jax
 
 

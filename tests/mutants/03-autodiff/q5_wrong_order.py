@@ -1,4 +1,5 @@
 """Returns (loss, grads, aux): the right pieces in the wrong order."""
+
 import jax
 
 

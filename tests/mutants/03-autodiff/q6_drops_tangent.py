@@ -1,4 +1,5 @@
 """The JVP rule returns the derivative itself and forgets to multiply it by the tangent."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Writes the derivative as exp(x) / (1 + exp(x)), which is inf / inf = nan at 100."""
+
 import jax
 import jax.numpy as jnp
 

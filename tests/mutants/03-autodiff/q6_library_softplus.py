@@ -1,4 +1,5 @@
 """Calls jax.nn.softplus instead of writing a custom_jvp function."""
+
 import jax
 
 

@@ -1,4 +1,5 @@
 """Uses the stable formula without jax.custom_jvp: autodiff gives slope 0 at x = 0, not 0.5."""
+
 import jax.numpy as jnp
 
 

@@ -1,4 +1,5 @@
 """The JVP rule uses sigmoid(-x), the derivative of softplus(-x), instead of sigmoid(x)."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Rounds with floor(x + 0.5), which sends halves up instead of to even like jnp.round."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Wraps the whole expression in stop_gradient, so nothing flows back at all."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 """Stops the gradient of x instead of the rounding residual: the gradient comes out -1."""
+
 import jax
 import jax.numpy as jnp
 

@@ -3,4 +3,4 @@
 
 def mlp_vjp(params, x, cotangent):
     pre = x @ params[0]["W"] + params[0]["b"]
-    return params[0]["W"] @ ((params[1]["W"] @ cotangent) * (1 - pre ** 2))
+    return params[0]["W"] @ ((params[1]["W"] @ cotangent) * (1 - pre**2))

@@ -1,4 +1,5 @@
 """Applies tanh to the saved activation again inside the tanh rule: 1 - tanh(h) ** 2."""
+
 import jax.numpy as jnp
 
 

@@ -1,4 +1,5 @@
 """Takes jax.grad of cotangent @ mlp(x) instead of writing the backward pass by hand."""
+
 import jax
 import jax.numpy as jnp
 

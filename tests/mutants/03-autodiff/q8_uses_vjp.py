@@ -1,4 +1,5 @@
 """Calls jax.vjp on the MLP instead of writing the backward pass by hand."""
+
 import jax
 import jax.numpy as jnp
 

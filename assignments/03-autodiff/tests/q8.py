@@ -1,0 +1,23 @@
+from otter.test_files import test_case
+
+OK_FORMAT = False
+
+name = "q8"
+points = 12
+
+@test_case(points=0, hidden=False)
+def test_mlp_vjp(mlp_vjp):
+    import jax
+    import jax.numpy as jnp
+    params = [{'W': jnp.sin(jnp.arange(12.0)).reshape(3, 4), 'b': jnp.full(4, 0.1)}, {'W': jnp.cos(jnp.arange(8.0)).reshape(4, 2), 'b': jnp.full(2, -0.1)}]
+    x, ct = (jnp.array([0.5, -1.0, 2.0]), jnp.array([1.0, -0.5]))
+    out = mlp_vjp(params, x, ct)
+    assert out is not None, 'returned None; is the function still the stub `...`?'
+    assert out.shape == (3,), f"the cotangent of x has x's shape (3,), got {out.shape}"
+    assert out.dtype == jnp.float32, f'expected float32, got {out.dtype}'
+
+    def mlp(x):
+        return jnp.tanh(x @ params[0]['W'] + params[0]['b']) @ params[1]['W'] + params[1]['b']
+    expected = jax.vjp(mlp, x)[1](ct)[0]
+    assert jnp.allclose(out, expected, rtol=1e-05, atol=1e-05), f'expected {expected}, got {out}'
+
