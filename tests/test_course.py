@@ -1,0 +1,111 @@
+"""Every assignment of course.yml, through `validate` and through otter's own test runner.
+
+One grading run per assignment serves both: `validate` (reference at full marks, stub at 0 with
+status `graded`, each known-wrong answer losing points on its question, no leak, fresh release)
+and the parity check (the otter autograder zip scores the same notebooks exactly as we did).
+05-pmap is graded again on 1 and 2 CPU devices: every test must hold on any count from 1 to 8.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tabulate import tabulate
+
+from autograder.config import ROOT, load_course
+from autograder.grade import Record
+from autograder.validate import Check, validate_assignment
+
+pytestmark = pytest.mark.slow
+
+COURSE = load_course()
+IDS = [a.id for a in COURSE.assignments]
+
+# Known-wrong answers of 05-pmap that are right on one device: with a single replica there is
+# nothing to average, so a missing or misplaced collective changes nothing.
+ONE_DEVICE_BLIND = {
+    "q4_no_pmean_of_grads",
+    "q4_psum",
+    "q6_per_device_norm",
+    "q7_plain_jit",
+    "q7_shard_map_no_collective",
+    "q7_shard_map_psum_loss",
+}
+
+
+def results(out: Path) -> dict[str, Record]:
+    records = [Record.from_results(json.loads(f.read_text())) for f in (out / "results").glob("*.json")]
+    return {r.submission: r for r in records}
+
+
+@pytest.fixture(scope="module", params=[pytest.param(i, marks=pytest.mark.assignment(i)) for i in IDS])
+def validated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    a = COURSE.assignment(request.param)
+    work = tmp_path_factory.mktemp(a.id)
+    return a, work, validate_assignment(a, COURSE, workdir=work)
+
+
+def test_validate(validated: tuple) -> None:
+    a, _, checks = validated
+    failed: list[Check] = [c for c in checks if not c.ok]
+    assert not failed, "\n" + tabulate([(c.check, c.detail) for c in failed], headers=["check", "detail"])
+
+
+def test_scores_equal_otters(validated: tuple) -> None:
+    """Otter's ExceptionTestFile runs the zip's tests, hidden ones included, on each notebook."""
+    a, work, _ = validated
+    ours = {name: r.questions for name, r in results(work / "out").items()}
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT),
+        JAX_NUM_CPU_DEVICES=str(a.devices.cpu_devices),
+        JAX_DEFAULT_MATMUL_PRECISION=COURSE.grading.matmul_precision,
+        JAX_PLATFORMS="cpu",
+    )
+    notebooks = sorted((work / "submissions").glob("*.ipynb"))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "support" / "otter_scores.py"),
+            str(ROOT / "build" / a.id / f"{a.id}-autograder.zip"),
+            *map(str, notebooks),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    otters = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert otters.keys() == ours.keys() and len(ours) == len(notebooks)
+    differ = {n: (ours[n], otters[n]) for n in ours if ours[n] != otters[n]}
+    assert not differ, f"ours vs otter's: {differ}"
+
+
+@pytest.mark.assignment("05-pmap")
+@pytest.mark.parametrize("devices", [1, 2])
+def test_pmap_on_few_devices(devices: int, tmp_path: Path) -> None:
+    a = COURSE.assignment("05-pmap")
+    checks = validate_assignment(a, COURSE, cpu_devices=devices, workdir=tmp_path)
+    records = results(tmp_path / "out")
+    assert records["reference.ipynb"].status == "graded"
+    assert records["reference.ipynb"].total == records["reference.ipynb"].possible
+    assert records["stub.ipynb"].status == "graded" and records["stub.ipynb"].total == 0
+    if devices < a.devices.min_devices:  # honoured, and the row says what it costs
+        notes = records["reference.ipynb"].notes
+        assert any(f"graded on {devices} CPU device(s)" in n for n in notes), notes
+    kept = {
+        name.removeprefix("mutant-").removesuffix(".ipynb")
+        for name, r in records.items()
+        if name.startswith("mutant-") and r.total == r.possible
+    }
+    if devices == 1:
+        assert kept <= ONE_DEVICE_BLIND, f"right on one device but not a collective mistake: {kept}"
+        checks = [c for c in checks if "known-wrong" not in c.check]
+    failed = [c for c in checks if not c.ok]
+    assert not failed, failed
