@@ -117,7 +117,11 @@ class Grader:
         device: str = "cpu",
         limits: SandboxLimits | None = None,
         cpu_devices: int | None = None,
+        exact_devices: bool = False,
     ):
+        """``exact_devices`` grades on ``cpu_devices`` even below the assignment's
+        ``min_devices``: for testing the course on one device, never for grades (scores must
+        not depend on the machine, so the command line always keeps the floor)."""
         from .execution import load_probes
 
         self.course, self.assignment, self.out, self.device = course, assignment, out, device
@@ -135,12 +139,12 @@ class Grader:
         base = course.limits_for(assignment)
         self.limits = limits or SandboxLimits(**base.model_dump())
         self.notes: list[str] = []
-        self.job = self._job(cpu_devices)
+        self.job = self._job(cpu_devices, exact_devices)
         self.zygote: Zygote | None = None
         self._slots: queue.Queue[int] = queue.Queue()
         self._reference: dict[str, dict[str, Any]] | None = None
 
-    def _job(self, cpu_devices: int | None) -> dict[str, Any]:
+    def _job(self, cpu_devices: int | None, exact_devices: bool) -> dict[str, Any]:
         devices = self.assignment.devices
         n = cpu_devices or devices.cpu_devices
         platform = self.device
@@ -151,17 +155,16 @@ class Grader:
                 f"graded on {n} virtual CPU devices: this machine has fewer than "
                 f"{devices.min_devices} GPUs, and data-parallel mistakes are invisible on one device"
             )
-        elif n < devices.min_devices and cpu_devices is None:
+        elif n < devices.min_devices and not exact_devices:
             n = devices.min_devices
             self.notes.append(
                 f"graded on {n} virtual CPU devices (at least {devices.min_devices}: "
                 "data-parallel mistakes are invisible on one device)"
             )
         elif n < devices.min_devices:
-            # Asked for explicitly (a student's one-device machine, CI's 1-device run): honour it.
             self.notes.append(
                 f"graded on {n} CPU device(s), fewer than the {devices.min_devices} this assignment "
-                "asks for: some data-parallel mistakes cannot lose points here"
+                "asks for: some data-parallel mistakes cannot lose points here (a test run)"
             )
         return {
             "device": platform,
@@ -521,6 +524,7 @@ def main(
     regrade: bool = False,
     quiet: bool | None = None,
     cpu_devices: int | None = None,
+    exact_devices: bool = False,
     cell_seconds: float | None = None,
     submission_seconds: float | None = None,
     memory_mb: int | None = None,
@@ -565,7 +569,9 @@ def main(
         write_gradebook(out / "gradebook.csv", [records[s.key] for s in subs if s.key in records], questions)
 
     try:
-        with Grader(course, a, out, device=device, limits=limits, cpu_devices=cpu_devices) as grader:
+        with Grader(
+            course, a, out, device=device, limits=limits, cpu_devices=cpu_devices, exact_devices=exact_devices
+        ) as grader:
             for slot in range(1, jobs + 1):
                 grader._slots.put(slot)
             if any(not s.problem for s in todo):

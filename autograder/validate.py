@@ -194,10 +194,12 @@ def validate_assignment(
     cpu_devices: int | None = None,
     quiet: bool = True,
     workdir: Path | None = None,
+    exact_devices: bool = False,
 ) -> list[Check]:
     """Every check of one assignment. With ``workdir``, the fresh release, the submissions
     (``submissions/``) and the grader's output (``out/``) are kept there, so that tests can
-    look at the same grading run (the otter parity test does)."""
+    look at the same grading run (the otter parity test does). ``exact_devices``: see
+    :class:`autograder.grade.Grader`."""
     keep = workdir is not None
     with (
         contextlib.nullcontext(str(workdir))
@@ -230,6 +232,7 @@ def validate_assignment(
             jobs=jobs,
             quiet=quiet,
             cpu_devices=cpu_devices,
+            exact_devices=exact_devices,
             course=course,
         )
         if status != 0:

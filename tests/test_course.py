@@ -91,7 +91,7 @@ def test_scores_equal_otters(validated: tuple) -> None:
 @pytest.mark.parametrize("devices", [1, 2])
 def test_pmap_on_few_devices(devices: int, tmp_path: Path) -> None:
     a = COURSE.assignment("05-pmap")
-    checks = validate_assignment(a, COURSE, cpu_devices=devices, workdir=tmp_path)
+    checks = validate_assignment(a, COURSE, cpu_devices=devices, workdir=tmp_path, exact_devices=True)
     records = results(tmp_path / "out")
     assert records["reference.ipynb"].status == "graded"
     assert records["reference.ipynb"].total == records["reference.ipynb"].possible
@@ -109,3 +109,14 @@ def test_pmap_on_few_devices(devices: int, tmp_path: Path) -> None:
         checks = [c for c in checks if "known-wrong" not in c.check]
     failed = [c for c in checks if not c.ok]
     assert not failed, failed
+
+
+def test_the_command_line_never_grades_05_pmap_on_fewer_than_min_devices(tmp_path: Path) -> None:
+    """A score must not depend on the machine: `--cpu-devices 1` is raised to `min_devices`."""
+    from autograder.grade import Grader
+
+    a = COURSE.assignment("05-pmap")
+    grader = Grader(COURSE, a, tmp_path, cpu_devices=1)
+    assert grader.job["cpu_devices"] == a.devices.min_devices == 2
+    assert any("at least 2" in n for n in grader.notes), grader.notes
+    assert Grader(COURSE, a, tmp_path).job["cpu_devices"] == a.devices.cpu_devices == 8
