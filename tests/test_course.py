@@ -27,13 +27,16 @@ COURSE = load_course()
 IDS = [a.id for a in COURSE.assignments]
 
 # Known-wrong answers of 05-pmap that are right on one device: with a single replica there is
-# nothing to average, so a missing or misplaced collective changes nothing.
+# nothing to average, so a missing, extra or misplaced collective changes nothing.
 ONE_DEVICE_BLIND = {
+    "q4_loss_not_averaged",
     "q4_no_pmean_of_grads",
     "q4_psum",
+    "q6_norm_of_all_device_gradients",
     "q6_per_device_norm",
     "q7_plain_jit",
     "q7_shard_map_no_collective",
+    "q7_shard_map_pmean_of_grads",
     "q7_shard_map_psum_loss",
 }
 
