@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import base64
 import csv
+import functools
 import hashlib
 import io
 import json
 import os
 import queue
 import sys
+import sysconfig
 import tempfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -185,12 +187,14 @@ class Grader:
             self.zygote.close()
 
     def _uid(self, slot: int) -> int | None:
+        """A user id of its own for the sandbox in ``slot``, when the grader runs as root and
+        that user can reach both its scratch folder and the Python installation (a Python
+        under /root, as pyenv installs it, is not: such a sandbox could not import the standard
+        library modules the zygote did not preload). Landlock confines it either way."""
         if os.geteuid() != 0:
             return None
-        # The sandbox user must be able to walk down to its scratch folder.
-        for parent in (self.out / ".sandbox").resolve().parents:
-            if not os.stat(parent).st_mode & 0o001:
-                return None
+        if not _others_can_reach((self.out / ".sandbox").resolve().parent) or not _python_is_shared():
+            return None
         return sandbox_uid(slot)
 
     def _run(self, cells: list[str], slot: int, *, trusted: bool = False) -> RunOutcome:
@@ -457,6 +461,20 @@ def _gpu_count() -> int:
         return len(jax.devices("gpu"))
     except RuntimeError:
         return 0
+
+
+def _others_can_reach(path: Path, *, read: bool = False) -> bool:
+    """Whether a user with no rights of its own can walk down to ``path`` (and list it)."""
+    path = path.resolve()
+    if any(not os.stat(p).st_mode & 0o001 for p in (path, *path.parents)):
+        return False
+    return not read or bool(os.stat(path).st_mode & 0o004)
+
+
+@functools.cache
+def _python_is_shared() -> bool:
+    paths = sysconfig.get_paths()
+    return all(_others_can_reach(Path(paths[k]), read=True) for k in ("stdlib", "platstdlib", "purelib"))
 
 
 def _dump_reference(outcome: RunOutcome) -> str:

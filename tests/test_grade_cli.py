@@ -164,3 +164,29 @@ def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> 
     proc = cli(*args)
     assert proc.returncode == 2
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_submissions_import_the_standard_library_wherever_out_is(batch: Path) -> None:
+    """With an --out others can enter, a grader running as root gives each sandbox its own user
+    id; that user must still import standard-library modules the zygote never loaded (it did
+    not, with a Python under /root, and 04-jit's probes import `statistics`)."""
+    import shutil
+    import tempfile
+
+    out = Path(tempfile.mkdtemp(prefix="grade-out-"))
+    try:
+        os.chmod(out, 0o755)
+        nb = nbformat.read(batch / "alice.ipynb", as_version=4)
+        nb.cells.append(
+            nbformat.v4.new_code_cell(
+                "try:\n    import statistics, fractions, difflib\nexcept ImportError:\n"
+                "    def outer(x, y):  # costs q2 its points when the import fails\n        return x"
+            )
+        )
+        nbformat.write(nb, out / "stdlib.ipynb")
+        proc = cli("grade", A, str(out / "stdlib.ipynb"), "--out", str(out / "grades"), "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        (row,) = rows(out / "grades")
+        assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
