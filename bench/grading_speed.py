@@ -119,6 +119,8 @@ def otter_one_by_one(
                 results = {"tests": []}
             by_q: dict[str, float] = {}
             for t in results.get("tests", []):
+                if t.get("max_score") is None:  # otter's "Public Tests" summary, not a question
+                    continue
                 q = t["name"].split(" ")[0].split("-")[0].strip()
                 by_q[q] = round(by_q.get(q, 0.0) + float(t.get("score") or 0.0), 6)
             times[(aid, nb.name)] = (elapsed, by_q)
@@ -196,8 +198,12 @@ def main() -> None:
 
     ours = ours_one_by_one(folders, tmp / "ours")
     otter = otter_one_by_one(folders, tmp, args.otter)
-    same = [k for k in otter if ours[k][1] == otter[k][1]]
-    differ = [k for k in otter if ours[k][1] != otter[k][1]]
+
+    def rounded(scores: dict) -> dict:  # otter's results.json keeps 5 decimals (1/3 -> 0.33333)
+        return {q: round(v, 5) for q, v in scores.items()}
+
+    same = [k for k in otter if rounded(ours[k][1]) == rounded(otter[k][1])]
+    differ = [k for k in otter if rounded(ours[k][1]) != rounded(otter[k][1])]
     ours_med = statistics.median(t for t, _ in ours.values())
     otter_med = statistics.median(t for t, _ in otter.values())
     print(
