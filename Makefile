@@ -23,7 +23,7 @@ demo: venv
 	$(BIN)/python -m autograder build
 	$(BIN)/python -m autograder grade 01-broadcasting examples/01-broadcasting --out $(DEMO) --regrade
 	@echo
-	@$(BIN)/python -c "import csv,sys; from tabulate import tabulate; r=list(csv.reader(open('$(DEMO)/gradebook.csv'))); print(tabulate([x[:1]+x[-5:-1] for x in r[1:]], headers=r[0][:1]+r[0][-5:-1]))"
+	@$(BIN)/python -c "import csv,sys; from tabulate import tabulate; r=list(csv.reader(open('$(DEMO)/gradebook.csv'))); print(tabulate([x[:-1] for x in r[1:]], headers=r[0][:-1]))"
 	@echo
 	@echo "gradebook: $(DEMO)/gradebook.csv   feedback: $(DEMO)/feedback/   report: $(DEMO)/report.html"
 
