@@ -135,8 +135,8 @@ def write_notebook(nb: nbformat.NotebookNode, path: Path) -> None:
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
-def build_assignment(a: Assignment, course: Course, *, release_root: Path, build_root: Path) -> Path:
-    """Build one assignment; returns its release folder."""
+def load_sources(a: Assignment) -> tuple[nbformat.NotebookNode, ProbeSet]:
+    """The checked master and probes of ``a``, or a one-line :class:`BuildError`."""
     try:
         nb = read_notebook(a.master)
     except NotebookError as e:
@@ -148,6 +148,12 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
             f"{a.probes_file.relative_to(ROOT)}: cannot be loaded ({type(e).__name__}: {e})"
         ) from None
     check_master(a, nb, hidden)
+    return nb, hidden
+
+
+def build_assignment(a: Assignment, course: Course, *, release_root: Path, build_root: Path) -> Path:
+    """Build one assignment; returns its release folder."""
+    nb, hidden = load_sources(a)
     with tempfile.TemporaryDirectory(prefix=f"build-{a.id}-") as tmp:
         work = Path(tmp)
         (work / "autograder").mkdir()

@@ -37,10 +37,9 @@ from typing import Any
 import nbformat
 import yaml
 
-from .build import BuildError, check_master, reference_module, stable_ids, write_notebook
+from .build import BuildError, load_sources, reference_module, stable_ids, write_notebook
 from .config import ROOT, Assignment, Course, load_course
-from .execution import load_probes
-from .notebooks import NotebookError, is_marker_cell, read_notebook
+from .notebooks import is_marker_cell
 from .probing import ProbeSet
 
 SUPPORT_DIR = "autograder_support"
@@ -320,16 +319,7 @@ load_subconfig(  # noqa: F821 - defined by nbgrader when it reads this file
 
 def export_assignment(a: Assignment, course: Course, *, out: Path) -> Path:
     """Write ``out/source/<id>/`` and ``out/autograder_support/<id>/``; returns the source notebook."""
-    try:
-        nb = read_notebook(a.master)
-    except NotebookError as e:
-        raise BuildError(f"solutions/{a.id}/{e}") from None
-    try:
-        hidden = load_probes(a.probes_file)
-    except Exception as e:  # noqa: BLE001 - instructor code: report it in one line
-        rel = a.probes_file.relative_to(ROOT)
-        raise BuildError(f"{rel}: cannot be loaded ({type(e).__name__}: {e})") from None
-    check_master(a, nb, hidden)
+    nb, hidden = load_sources(a)
     source = nbgrader_notebook(a, nb, hidden)
 
     source_dir = out / "source" / a.id
