@@ -523,6 +523,15 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
     atomic_write(path, buf.getvalue())
 
 
+def read_records(out: Path) -> dict[str, Record]:
+    """Every record under ``out/results``, by submission name."""
+    records = [
+        Record.from_results(json.loads(f.read_text(encoding="utf-8")))
+        for f in (out / "results").glob("*.json")
+    ]
+    return {r.submission: r for r in records}
+
+
 def read_record(out: Path, sub: Submission) -> Record | None:
     path = out / "results" / f"{sub.key}.json"
     try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import filecmp
-import json
 import re
 import sys
 import tempfile
@@ -237,11 +236,7 @@ def validate_assignment(
         )
         if status != 0:
             return [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]
-        records = {}
-        for f in (out / "results").glob("*.json"):
-            r = Record.from_results(json.loads(f.read_text()))
-            records[r.submission] = r
-        checks += grading_checks(a, records, mutants)
+        checks += grading_checks(a, grade.read_records(out), mutants)
     checks += leak_checks(a)
     return checks
 

@@ -18,7 +18,7 @@ import pytest
 from tabulate import tabulate
 
 from autograder.config import ROOT, load_course
-from autograder.grade import Record
+from autograder.grade import read_records
 from autograder.validate import Check, validate_assignment
 
 pytestmark = pytest.mark.slow
@@ -41,11 +41,6 @@ ONE_DEVICE_BLIND = {
 }
 
 
-def results(out: Path) -> dict[str, Record]:
-    records = [Record.from_results(json.loads(f.read_text())) for f in (out / "results").glob("*.json")]
-    return {r.submission: r for r in records}
-
-
 @pytest.fixture(scope="module", params=[pytest.param(i, marks=pytest.mark.assignment(i)) for i in IDS])
 def validated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     a = COURSE.assignment(request.param)
@@ -62,7 +57,7 @@ def test_validate(validated: tuple) -> None:
 def test_scores_equal_otters(validated: tuple) -> None:
     """Otter's ExceptionTestFile runs the zip's tests, hidden ones included, on each notebook."""
     a, work, _ = validated
-    ours = {name: r.questions for name, r in results(work / "out").items()}
+    ours = {name: r.questions for name, r in read_records(work / "out").items()}
     env = dict(
         os.environ,
         PYTHONPATH=str(ROOT),
@@ -95,7 +90,7 @@ def test_scores_equal_otters(validated: tuple) -> None:
 def test_pmap_on_few_devices(devices: int, tmp_path: Path) -> None:
     a = COURSE.assignment("05-pmap")
     checks = validate_assignment(a, COURSE, cpu_devices=devices, workdir=tmp_path, exact_devices=True)
-    records = results(tmp_path / "out")
+    records = read_records(tmp_path / "out")
     assert records["reference.ipynb"].status == "graded"
     assert records["reference.ipynb"].total == records["reference.ipynb"].possible
     assert records["stub.ipynb"].status == "graded" and records["stub.ipynb"].total == 0
