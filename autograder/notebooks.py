@@ -10,10 +10,12 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import nbformat
 import yaml
+
+if TYPE_CHECKING:
+    import nbformat
 
 OTTER_LINE = re.compile(r"^\s*(import otter\b|grader\s*=\s*otter\.|grader\.\w+\()")
 _RAW_MARKER = re.compile(r"^\s*#\s*(BEGIN|END)\s+(QUESTION|SOLUTION|TESTS|PROMPT)\b", re.I)
@@ -45,6 +47,11 @@ def parse_notebook(text: str, name: str) -> nbformat.NotebookNode:
         raise NotebookError(f"{name}: not valid notebook JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError(f"{name}: not a Jupyter notebook (no cell list)")
+    # Imported here, not above: nbformat's validator pulls in ~2 s of jsonschema format
+    # checkers, and the grading sandbox (which imports this module, never nbformat) forks from
+    # a process that should start fast.
+    import nbformat
+
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception:  # nbformat raises several types for structures it cannot convert
