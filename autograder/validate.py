@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 from . import build, grade
-from .config import ROOT, Assignment, Course, load_course
+from .config import Assignment, Course, load_course
 from .grade import Record
 from .notebooks import code_cells, defined_names, read_notebook
 
@@ -195,10 +195,10 @@ def validate_assignment(
     workdir: Path | None = None,
     exact_devices: bool = False,
 ) -> list[Check]:
-    """Every check of one assignment. With ``workdir``, the fresh release, the submissions
-    (``submissions/``) and the grader's output (``out/``) are kept there, so that tests can
-    look at the same grading run (the otter parity test does). ``exact_devices``: see
-    :class:`autograder.grade.Grader`."""
+    """Every check of one assignment. With ``workdir``, the fresh build (``build/``, otter zip
+    included) and release, the submissions (``submissions/``) and the grader's output
+    (``out/``) are kept there, so that tests can look at the same grading run (the otter
+    parity test does). ``exact_devices``: see :class:`autograder.grade.Grader`."""
     keep = workdir is not None
     with (
         contextlib.nullcontext(str(workdir))
@@ -206,11 +206,13 @@ def validate_assignment(
         else tempfile.TemporaryDirectory(prefix=f"validate-{a.id}-") as tmp
     ):
         tmp_path = Path(tmp)
-        build.build_assignment(a, course, release_root=tmp_path / "release", build_root=ROOT / "build")
+        # Its own build folder: validate checks the sources and leaves build/ to `build`, and
+        # several validations can run at once.
+        build.build_assignment(a, course, release_root=tmp_path / "release", build_root=tmp_path / "build")
         checks = fresh_checks(a, tmp_path / "release" / a.id)
         subs = tmp_path / "submissions"
         subs.mkdir()
-        reference = nbformat.read(ROOT / "build" / a.id / "reference.ipynb", as_version=4)
+        reference = nbformat.read(tmp_path / "build" / a.id / "reference.ipynb", as_version=4)
         nbformat.write(reference, subs / "reference.ipynb")
         (subs / "stub.ipynb").write_bytes((tmp_path / "release" / a.id / a.notebook).read_bytes())
         mutants: dict[str, str] = {}

@@ -42,7 +42,11 @@ ONE_DEVICE_BLIND = {
 }
 
 
-@pytest.fixture(scope="module", params=[pytest.param(i, marks=pytest.mark.assignment(i)) for i in IDS])
+# One grading run per assignment serves two tests: one pytest-xdist worker grades it and runs both.
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(i, marks=[pytest.mark.assignment(i), pytest.mark.xdist_group(i)]) for i in IDS],
+)
 def validated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     a = COURSE.assignment(request.param)
     work = tmp_path_factory.mktemp(a.id)
@@ -80,7 +84,7 @@ def test_scores_equal_otters(validated: tuple) -> None:
             [
                 sys.executable,
                 str(ROOT / "tests" / "support" / "otter_scores.py"),
-                str(ROOT / "build" / a.id / f"{a.id}-autograder.zip"),
+                str(work / "build" / a.id / f"{a.id}-autograder.zip"),
                 *map(str, chunk),
             ],
             stdout=subprocess.PIPE,

@@ -16,7 +16,8 @@ import pytest
 
 from autograder.config import ROOT, load_course
 
-pytestmark = pytest.mark.assignment("01-broadcasting")
+# The graded batch is shared by the tests here: keep them on one pytest-xdist worker.
+pytestmark = [pytest.mark.assignment("01-broadcasting"), pytest.mark.xdist_group("grade-cli")]
 A = "01-broadcasting"
 
 
@@ -33,13 +34,13 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     course = load_course()
     a = course.assignment(A)
     tmp = tmp_path_factory.mktemp("batch")
-    build.build_assignment(a, course, release_root=tmp / "release", build_root=ROOT / "build")
+    build.build_assignment(a, course, release_root=tmp / "release", build_root=tmp / "build")
     subs = tmp / "subs"
     subs.mkdir()
-    (subs / "alice.ipynb").write_bytes((ROOT / "build" / A / "reference.ipynb").read_bytes())
+    (subs / "alice.ipynb").write_bytes((tmp / "build" / A / "reference.ipynb").read_bytes())
     (subs / "bob.ipynb").write_bytes((tmp / "release" / A / a.notebook).read_bytes())
     (subs / "carol.ipynb").write_text("{ not json")
-    partial = nbformat.read(ROOT / "build" / A / "reference.ipynb", as_version=4)
+    partial = nbformat.read(tmp / "build" / A / "reference.ipynb", as_version=4)
     partial.cells.append(nbformat.v4.new_code_cell("def softmax(x, axis=-1):\n    return x"))
     nbformat.write(partial, subs / "dave.ipynb")
     (subs / "notes.txt").write_text("not a submission")
