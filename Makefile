@@ -27,10 +27,8 @@ demo: venv
 	@echo
 	@echo "gradebook: $(DEMO)/gradebook.csv   feedback: $(DEMO)/feedback/   report: $(DEMO)/report.html"
 
-# Two pytest-xdist workers (each grading with one sandbox per core) keep both cores busy while
-# the other waits on otter, nbgrader or a serial reference run; tests sharing a fixture stay together.
 test: venv
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest
 
 lint: venv
 	$(BIN)/ruff check .

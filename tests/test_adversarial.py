@@ -18,8 +18,7 @@ import pytest
 from autograder import grade
 from autograder.config import ROOT, load_course
 
-# One batch serves every test here: keep them on one pytest-xdist worker.
-pytestmark = [pytest.mark.assignment("01-broadcasting"), pytest.mark.xdist_group("adversarial")]
+pytestmark = pytest.mark.assignment("01-broadcasting")
 
 # Defines a wrong `outer` when `LEAK` is true: a sandbox escape costs visible points.
 BETRAY = """

@@ -42,11 +42,7 @@ ONE_DEVICE_BLIND = {
 }
 
 
-# One grading run per assignment serves two tests: one pytest-xdist worker grades it and runs both.
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(i, marks=[pytest.mark.assignment(i), pytest.mark.xdist_group(i)]) for i in IDS],
-)
+@pytest.fixture(scope="module", params=[pytest.param(i, marks=pytest.mark.assignment(i)) for i in IDS])
 def validated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     a = COURSE.assignment(request.param)
     work = tmp_path_factory.mktemp(a.id)

@@ -27,8 +27,7 @@ from autograder.config import load_course
 from autograder.execution import load_probes
 from autograder.notebooks import master_questions, read_notebook
 
-# One exported, autograded course serves every test here: keep them on one pytest-xdist worker.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("nbgrader")]
+pytestmark = pytest.mark.slow
 
 COURSE = load_course(check_files=False)
 READY = [a.id for a in COURSE.assignments if a.master.is_file() and a.probes_file.is_file()]

@@ -16,8 +16,7 @@ import pytest
 
 from autograder.config import ROOT, load_course
 
-# The graded batch is shared by the tests here: keep them on one pytest-xdist worker.
-pytestmark = [pytest.mark.assignment("01-broadcasting"), pytest.mark.xdist_group("grade-cli")]
+pytestmark = pytest.mark.assignment("01-broadcasting")
 A = "01-broadcasting"
 
 
