@@ -74,7 +74,8 @@ def test_scores_equal_otters(validated: tuple) -> None:
         JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0",
     )
     notebooks = sorted((work / "submissions").glob("*.ipynb"))
-    chunks = [notebooks[i :: os.cpu_count() or 1] for i in range(min(len(notebooks), os.cpu_count() or 1))]
+    workers = min(len(notebooks), os.cpu_count() or 1)
+    chunks = [notebooks[i::workers] for i in range(workers)]
     procs = [
         subprocess.Popen(
             [
