@@ -14,6 +14,7 @@ import filecmp
 import re
 import sys
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,11 +195,15 @@ def validate_assignment(
     quiet: bool = True,
     workdir: Path | None = None,
     exact_devices: bool = False,
+    known_wrong: Collection[str] | None = None,
 ) -> list[Check]:
     """Every check of one assignment. With ``workdir``, the fresh build (``build/``, otter zip
     included) and release, the submissions (``submissions/``) and the grader's output
     (``out/``) are kept there, so that tests can look at the same grading run (the otter
-    parity test does). ``exact_devices``: see :class:`autograder.grade.Grader`."""
+    parity test does). ``exact_devices``: see :class:`autograder.grade.Grader`.
+    ``known_wrong``: grade only these known-wrong answers (file stems under
+    ``tests/mutants/<id>/``); the count checks then fail, so use it only where they are not
+    the point."""
     keep = workdir is not None
     with (
         contextlib.nullcontext(str(workdir))
@@ -217,6 +222,8 @@ def validate_assignment(
         (subs / "stub.ipynb").write_bytes((tmp_path / "release" / a.id / a.notebook).read_bytes())
         mutants: dict[str, str] = {}
         for path in sorted(a.mutants_dir.glob("q*.py")):
+            if known_wrong is not None and path.stem not in known_wrong:
+                continue
             q = path.name.split("_", 1)[0]
             if q not in a.questions:
                 checks.append(Check(a.id, "known-wrong answers name a question", False, path.name))
