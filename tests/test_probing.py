@@ -212,3 +212,23 @@ def test_jaxpr_helpers_find_loops_and_big_intermediates() -> None:
     hessian = lambda x: jax.hessian(lambda z: jnp.sum(z**3))(x)  # noqa: E731
     assert largest_intermediate(hessian, jnp.ones(n)) >= n * n
     assert largest_intermediate(lambda x: jnp.sin(x) * 2, jnp.ones(n)) == n
+
+
+def test_04_jit_benchmark_judge_holds_under_any_load() -> None:
+    """q9's `waits_for_the_result`: a total instead of a mean fails even when the per-call
+    timings around the student's call were taken under twice the load (they once let it pass)."""
+    from autograder.config import load_course
+    from autograder.execution import load_probes
+
+    probe = load_probes(load_course().assignment("04-jit").probes_file).get("q9.waits_for_the_result")
+    per_call = 0.007
+    slow_windows = [2.5 * per_call, 2.5 * per_call]  # before and after, measured under load
+
+    def verdict(seconds: float) -> str | None:
+        return probe.judge(
+            {"seconds": seconds, "blocked": slow_windows, "call": 11 * per_call, "repeats": 10}, {}
+        )
+
+    assert verdict(per_call) is None
+    assert "divide by repeats" in verdict(10 * per_call)
+    assert "asynchronous dispatch" in verdict(per_call / 100)
