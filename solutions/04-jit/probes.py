@@ -657,11 +657,12 @@ def waits_for_the_result(sub, rng):
     a = _f32(rng, (CHAIN_N, CHAIN_N), 1.0 / CHAIN_N)
     chain = _matmul_chain()
     before = _blocked_seconds(chain, a)
+    repeats = 10
     began = time.perf_counter()
-    seconds = sub.benchmark(chain, a, repeats=10)
+    seconds = sub.benchmark(chain, a, repeats=repeats)
     call = time.perf_counter() - began
     after = _blocked_seconds(chain, a)
-    return {"seconds": seconds, "blocked": [before, after], "call": call, "repeats": 10}
+    return {"seconds": seconds, "blocked": [before, after], "call": call, "repeats": repeats}
 
 
 def _excludes_compile(out, ref):
