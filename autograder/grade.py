@@ -20,8 +20,9 @@ import queue
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -197,9 +198,16 @@ class Grader:
             return None
         return sandbox_uid(slot)
 
-    def _run(self, cells: list[str], slot: int, *, trusted: bool = False) -> RunOutcome:
-        """Run cells and probes in a sandbox. ``trusted`` (the reference solution) may write the
-        compilation cache; submissions only read it, and only where Landlock can enforce that."""
+    def chosen(self, sub: Submission) -> list[str]:
+        """The questions ``sub`` is graded on, in the master's order."""
+        return [q for q in self.questions if sub.questions is None or q in sub.questions]
+
+    def _run(
+        self, cells: list[str], slot: int, *, trusted: bool = False, questions: list[str] | None = None
+    ) -> RunOutcome:
+        """Run cells, then the probes of ``questions`` (default: all), in a sandbox. ``trusted``
+        (the reference solution) may write the compilation cache; submissions only read it, and
+        only where Landlock can enforce that."""
         assert self.zygote is not None
         sandbox = self.out / ".sandbox"
         sandbox.mkdir(parents=True, exist_ok=True)
@@ -219,7 +227,7 @@ class Grader:
                 self.zygote,
                 cells=cells,
                 probes_source=self.probes_source,
-                probe_ids=[p.id for p in self.probes.probes],
+                probe_ids=[p.id for p in self.probes.probes if questions is None or p.question in questions],
                 seed=self.seed,
                 job=job,
                 limits=self.limits,
@@ -294,7 +302,7 @@ class Grader:
             )
         slot = self._slots.get()
         try:
-            outcome = self._run(list(sub.cells), slot)
+            outcome = self._run(list(sub.cells), slot, questions=self.chosen(sub))
         except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
             return self._record(
                 sub,
@@ -348,12 +356,15 @@ class Grader:
                 [],
             )
 
+        chosen = self.chosen(sub)
         problems: dict[str, str | None] = {}
         not_run: set[str] = set()
         for pid, result in outcome.results.items():
             if not result["ok"] and is_out_of_memory(result["error"]) and outcome.ended == "ok":
                 outcome.ended, outcome.where, outcome.detail = "memory", pid, f"{self.limits.memory_mb} MiB"
         for probe in self.probes.probes:
+            if probe.question not in chosen:
+                continue
             if probe.id in outcome.results:
                 problems[probe.id] = judge_probe(probe, outcome.results[probe.id], ref[probe.id])
             else:
@@ -375,7 +386,7 @@ class Grader:
         questions: dict[str, float] = {}
         tests: list[dict[str, Any]] = []
         first_problem: dict[str, str] = {}
-        for q in self.questions:
+        for q in chosen:
             probes = self.probes.for_question(q)
             earned, messages = score_question(probes, self.points, problems)
             questions[q] = 0.0 if q in not_run else earned
@@ -397,7 +408,7 @@ class Grader:
                         "visibility": "visible",
                     }
                 )
-        lost = [q for q, pts in self.questions.items() if questions[q] < pts]
+        lost = [q for q in chosen if questions[q] < self.questions[q]]
 
         status = "graded" if outcome.ended == "ok" else outcome.ended
         if status == "exited":
@@ -408,7 +419,7 @@ class Grader:
             first = next((first_problem[q] for q in lost if q in first_problem), "")
             message = f"Lost points on {', '.join(lost)}. First problem: {first}"
         if status != "graded":
-            graded = [q for q in self.questions if q not in not_run]
+            graded = [q for q in chosen if q not in not_run]
             message = (
                 f"Grading stopped at {outcome.where}: it {early.get(outcome.ended, 'failed')}"
                 + (f" ({outcome.detail})" if outcome.detail else "")
@@ -427,7 +438,8 @@ class Grader:
         tests: list[dict[str, Any]],
         notes: list[str] | None = None,
     ) -> Record:
-        qs = {q: questions.get(q, 0.0) for q in self.questions}
+        chosen = self.chosen(sub)
+        qs = {q: questions.get(q, 0.0) for q in chosen}
         if not tests:
             tests = [
                 {
@@ -440,7 +452,10 @@ class Grader:
                     "visibility": "visible",
                 }
                 for p in self.probes.probes
+                if p.question in chosen
             ]
+        if sub.questions is not None:
+            notes = [*(notes or sub.notes), f"graded on {', '.join(chosen) or 'no question'} only"]
         return Record(
             sub.name,
             sub.key,
@@ -513,7 +528,7 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
         w.writerow(
             [
                 r.submission,
-                *(_fmt(r.questions.get(q, 0.0)) for q in questions),
+                *(_fmt(r.questions[q]) if q in r.questions else "" for q in questions),
                 _fmt(r.total),
                 _fmt(r.possible),
                 r.status,
@@ -532,13 +547,20 @@ def read_records(out: Path) -> dict[str, Record]:
     return {r.submission: r for r in records}
 
 
-def read_record(out: Path, sub: Submission) -> Record | None:
+def read_record(out: Path, sub: Submission, questions: list[str]) -> Record | None:
+    """The record a previous run wrote for ``sub``, if it graded the same bytes on the same
+    ``questions``; ``None`` (grade it again) otherwise, a damaged file included."""
     path = out / "results" / f"{sub.key}.json"
     try:
         record = Record.from_results(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return record if record.fingerprint == sub.fingerprint and record.submission == sub.name else None
+    same = (record.fingerprint, record.submission, set(record.questions)) == (
+        sub.fingerprint,
+        sub.name,
+        set(questions),
+    )
+    return record if same else None
 
 
 def main(
@@ -557,15 +579,29 @@ def main(
     memory_mb: int | None = None,
     processes: int | None = None,
     course: Course | None = None,
+    only: Mapping[str, Collection[str]] | None = None,
 ) -> int:
     """Grade SUBMISSIONS into OUT. Returns the exit status: 0 when every submission has a row
     (whatever its status), 1 when grading itself failed. Raises :class:`UsageError` for bad
-    arguments (exit status 2)."""
+    arguments (exit status 2).
+
+    ``only`` maps submission names to the questions they are graded on; their other questions
+    are not probed and stay empty in the gradebook. ``validate`` grades each known-wrong answer
+    on its own question this way: its other questions run the reference's code."""
     from .report import write_feedback, write_report
 
     course = course or load_course()
     a = course.assignment(assignment)
     subs, skipped = collect(submissions, a, course)
+    questions = list(a.questions)
+    if only:
+        names = {s.name for s in subs}
+        wrong = [n for n in only if n not in names] + [
+            f"{n}: {q}" for n, qs in only.items() for q in qs if q not in questions
+        ]
+        if wrong:
+            raise UsageError(f"only: no such submission or question ({wrong[0]})")
+        subs = [replace(s, questions=tuple(only[s.name])) if s.name in only else s for s in subs]
     base = course.limits_for(a).model_dump()
     overrides = {
         "cell_seconds": cell_seconds,
@@ -585,12 +621,12 @@ def main(
     records: dict[str, Record] = {}
     todo: list[Submission] = []
     for s in subs:
-        previous = None if regrade else read_record(out, s)
+        asked = [q for q in questions if s.questions is None or q in s.questions]
+        previous = None if regrade else read_record(out, s, asked)
         if previous is not None:
             records[s.key] = previous
         else:
             todo.append(s)
-    questions = list(a.questions)
 
     def flush() -> None:
         write_gradebook(out / "gradebook.csv", [records[s.key] for s in subs if s.key in records], questions)

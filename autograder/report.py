@@ -86,7 +86,8 @@ def report_html(records: list[Record], assignment: Assignment, questions: list[s
     ax = hist.add_subplot()
     ax.hist(totals, bins=min(20, max(5, int(possible) + 1)), range=(0, possible or 1), color="#4477aa")
     ax.set(xlabel="total score", ylabel="submissions", title="Score distribution")
-    means = [mean(r.questions.get(q, 0.0) for r in records) if records else 0.0 for q in questions]
+    # A row graded on some questions only (validate's known-wrong answers) counts where graded.
+    means = [mean([r.questions[q] for r in records if q in r.questions] or [0.0]) for q in questions]
     bars = Figure(figsize=(6, 3))
     bx = bars.add_subplot()
     bx.bar(questions, means, color="#66aa55")

@@ -41,6 +41,9 @@ class Submission:
     problem: str | None = None
     """why it cannot be graded (status ``invalid``), one line"""
     notes: tuple[str, ...] = field(default=())
+    questions: tuple[str, ...] | None = None
+    """the questions to grade, or ``None`` for all; the others are neither probed nor scored
+    (``validate`` grades a known-wrong answer on the question it is wrong about)"""
 
 
 def display_name(raw: str) -> str:

@@ -1,9 +1,13 @@
 """``python -m autograder validate``: what CI runs for every assignment.
 
-build → grade the reference solution (full marks), the untouched stub (0, status ``graded``) and
-every known-wrong answer under ``tests/mutants/`` (loses points on its question) in one batch →
-check that no solution line or hidden test text is in ``assignments/`` → check that
+build → grade, in one batch, the reference solution (full marks), the untouched stub (0, status
+``graded``) and every known-wrong answer under ``tests/mutants/`` (loses points on its question)
+→ check that no solution line or hidden test text is in ``assignments/`` → check that
 ``assignments/`` is exactly what a fresh build makes. Prints a table; non-zero exit on failure.
+
+A known-wrong answer is graded on the question it is wrong about only. As in mutation testing,
+only the tests that can see the change run: its other questions run the reference's code, which
+the reference row already proves. That halves the cost of a known-wrong answer.
 """
 
 from __future__ import annotations
@@ -242,6 +246,7 @@ def validate_assignment(
             cpu_devices=cpu_devices,
             exact_devices=exact_devices,
             course=course,
+            only={name: (q,) for name, q in mutants.items()},
         )
         if status != 0:
             return [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]
