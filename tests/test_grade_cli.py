@@ -119,6 +119,39 @@ def test_rerun_resumes_without_regrading(batch: Path, graded) -> None:
     assert (out / "results" / "alice.ipynb.json").stat().st_mtime_ns > before["alice.ipynb.json"]
 
 
+def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
+    batch: Path, graded, tmp_path: Path
+) -> None:
+    """`validate` grades a known-wrong answer on its own question: its row leaves the other
+    questions empty, and neither run resumes from a record graded on other questions."""
+    import shutil
+
+    from autograder import grade
+    from autograder.submissions import UsageError
+
+    course = load_course()
+    questions = list(course.assignment(A).questions)
+    out = shutil.copytree(graded[0], tmp_path / "out")  # its cached reference saves a run
+    only_dave = tmp_path / "subs"
+    only_dave.mkdir()
+    shutil.copy(batch / "dave.ipynb", only_dave / "dave.ipynb")
+    full = {"dave.ipynb": next(r for r in rows(out) if r["submission"] == "dave.ipynb")}
+
+    def grade_dave(**kw: object) -> dict[str, str]:
+        assert grade.main(assignment=A, submissions=only_dave, out=out, quiet=True, course=course, **kw) == 0
+        (row,) = rows(out)
+        return row
+
+    row = grade_dave(only={"dave.ipynb": ["q5"]})
+    assert [q for q in questions if row[q] != ""] == ["q5"] and row["q5"] == "0"
+    assert (row["total"], row["possible"]) == ("0", full["dave.ipynb"]["possible"])
+    assert row["status"] == "graded"
+    row = grade_dave()
+    assert row == full["dave.ipynb"]
+    with pytest.raises(UsageError, match="q99"):
+        grade.main(assignment=A, submissions=only_dave, out=out, course=course, only={"dave.ipynb": ["q99"]})
+
+
 def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = subprocess.Popen(
