@@ -68,3 +68,17 @@ def test_a_master_with_outputs_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
 
     with pytest.raises(build.BuildError, match=r"cell \d+ has outputs or an execution count; clear them"):
         build.check_master(a, nb, load_probes(a.probes_file))
+
+
+def test_a_build_error_is_one_line_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from autograder.cli import main
+
+    def broken(a: object) -> None:
+        raise build.BuildError("solutions/01-broadcasting/broadcasting.ipynb: cell 3 has outputs")
+
+    monkeypatch.setattr(build, "load_sources", broken)
+    assert main(["build", "01-broadcasting"]) == 1
+    err = capsys.readouterr().err
+    assert err == "build failed: solutions/01-broadcasting/broadcasting.ipynb: cell 3 has outputs\n"
