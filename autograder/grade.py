@@ -9,10 +9,8 @@ be swapped for a distributed executor.
 
 from __future__ import annotations
 
-import base64
 import csv
 import functools
-import hashlib
 import io
 import json
 import os
@@ -28,7 +26,8 @@ from typing import Any
 
 from .config import Assignment, Course, load_course
 from .notebooks import code_cells, master_questions, read_notebook
-from .probing import ProbeSet, decode_outputs, is_out_of_memory, judge_probe, score_question
+from .probing import ProbeSet, is_out_of_memory, judge_probe, score_question
+from .reference import Store, cache_root, prune, store_key
 from .sandbox import landlock
 from .sandbox.limits import SandboxLimits, sandbox_uid
 from .sandbox.run import RunOutcome, run_sandboxed
@@ -214,7 +213,7 @@ class Grader:
         os.chmod(sandbox, 0o711)
         uid = self._uid(slot)
         job = dict(self.job)
-        cache = self.out / ".cache" / "xla"
+        cache = self.store.xla
         if trusted:
             cache.mkdir(parents=True, exist_ok=True)
             if uid is not None:
@@ -242,33 +241,47 @@ class Grader:
 
     # -- reference ----------------------------------------------------------------------------
 
-    def reference_key(self) -> str:
+    @functools.cached_property
+    def store(self) -> Store:
+        """Where this assignment's reference results are kept for this job and host: the user's
+        cache folder, or ``OUT/.cache`` when sandboxes run as other users who could not read it."""
         import jax
 
-        h = hashlib.sha256()
-        for part in (
-            self.assignment.master.read_bytes(),
-            self.probes_source.encode(),
-            (Path(__file__).parent / "probing.py").read_bytes(),
-            json.dumps(self.job, sort_keys=True).encode(),
-            str(self.seed).encode(),
-            jax.__version__.encode(),
-        ):
-            h.update(hashlib.sha256(part).digest())
-        return h.hexdigest()[:20]
+        key = store_key(
+            [
+                self.assignment.master.read_bytes(),
+                self.probes_source.encode(),
+                (Path(__file__).parent / "probing.py").read_bytes(),
+                json.dumps(self.job, sort_keys=True).encode(),
+                str(self.seed).encode(),
+                jax.__version__.encode(),
+            ]
+        )
+        root = cache_root()
+        existing = next(p for p in (root, *root.parents) if p.exists())
+        if self._uid(1) is not None and not _others_can_reach(existing):
+            root = self.out / ".cache"
+        return Store(root / f"{self.assignment.id}-{key}")
 
     def reference(self) -> dict[str, dict[str, Any]]:
-        """Every probe's outputs on the reference solution, computed once per batch and device
-        in a sandbox that never ran student code, and cached under ``OUT/.cache``."""
+        """Every probe's outputs on the reference solution, from its store, or computed there
+        first in a sandbox that never ran student code (see :mod:`autograder.reference`)."""
         if self._reference is not None:
             return self._reference
-        path = self.out / ".cache" / f"reference-{self.assignment.id}-{self.reference_key()}.json"
-        if path.exists():
-            try:
-                self._reference = _load_reference(path)
-                return self._reference
-            except (ValueError, KeyError, OSError):
-                pass
+        store = self.store
+        with store.locked():  # a grader beside this one may be filling the same store
+            outputs = store.load()
+            if outputs is None:
+                self._run_reference(store)
+                outputs = store.load()
+                if outputs is None:
+                    raise GradingFailed(f"the reference results in {store.path} cannot be read back")
+                prune(store.path.parent, keep=store.path)
+            store.touch()
+        self._reference = outputs
+        return outputs
+
+    def _run_reference(self, store: Store) -> None:
         outcome = self._run(code_cells(self.master), slot=0, trusted=True)
         failed = [pid for pid, r in outcome.results.items() if not r["ok"]]
         if (
@@ -284,9 +297,7 @@ class Grader:
                 f"the reference solution of {self.assignment.id} did not run cleanly "
                 f"({outcome.ended} at {outcome.where or 'the end'}: {why})"
             )
-        atomic_write(path, _dump_reference(outcome))
-        self._reference = _load_reference(path)
-        return self._reference
+        store.save(outcome)
 
     # -- one submission -----------------------------------------------------------------------
 
@@ -490,31 +501,6 @@ def _others_can_reach(path: Path, *, read: bool = False) -> bool:
 def _python_is_shared() -> bool:
     paths = sysconfig.get_paths()
     return all(_others_can_reach(Path(paths[k]), read=True) for k in ("stdlib", "platstdlib", "purelib"))
-
-
-def _dump_reference(outcome: RunOutcome) -> str:
-    from .probing import encode_outputs
-
-    results = {}
-    for pid, r in outcome.results.items():
-        values = {path: (v.value if hasattr(v, "value") else v) for path, v in r["outputs"].items()}
-        keys = {path for path, v in r["outputs"].items() if getattr(v, "key", False)}
-        meta, blobs = encode_outputs(values)
-        for path in keys:
-            meta[path]["key"] = True
-        results[pid] = {"meta": meta, "blobs": {k: base64.b64encode(b).decode() for k, b in blobs.items()}}
-    return json.dumps(results, sort_keys=True)
-
-
-def _load_reference(path: Path) -> dict[str, dict[str, Any]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {
-        pid: {
-            "ok": True,
-            "outputs": decode_outputs(r["meta"], {k: base64.b64decode(b) for k, b in r["blobs"].items()}),
-        }
-        for pid, r in data.items()
-    }
 
 
 # -- recording -----------------------------------------------------------------------------------

@@ -192,6 +192,8 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args()
     tmp = args.out or Path(tempfile.mkdtemp(prefix="bench-"))
+    # Reference stores of its own: every run starts cold, and the user's cache is left alone.
+    os.environ["AUTOGRADER_CACHE_DIR"] = str(tmp / "reference-stores")
     folders = make_set(tmp, args.per_assignment)
     n = sum(len(list(f.iterdir())) for f in folders.values())
     print(f"{n} submissions over {len(folders)} assignments; work folder {tmp}")

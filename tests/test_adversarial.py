@@ -139,6 +139,18 @@ ATTACKS: dict[str, tuple[str, str, str]] = {
         "graded",
         "full",
     ),
+    # The compilation cache sits in the reference store beside the expected outputs
+    # (reference.json): a sandbox may read the programs, never the answers next to them.
+    "read_reference_outputs": (
+        "import jax\nfrom pathlib import Path\n"
+        "cache = jax.config.jax_compilation_cache_dir\n"
+        "LEAK = not cache  # no store to attack: this attack tested nothing\n"
+        "if cache:\n    for name in ['reference.json', '.lock']:\n        try:\n"
+        "            (Path(cache).parent / name).read_bytes()\n            LEAK = True\n"
+        f"        except OSError:\n            pass\n{BETRAY}",
+        "graded",
+        "full",
+    ),
     "write_results_and_gradebook": (
         "import os, json\nfrom pathlib import Path\nLEAK = False\n"
         "for up in Path.cwd().parents:\n"

@@ -20,7 +20,7 @@ import pytest
 from tabulate import tabulate
 
 from autograder.config import ROOT, load_course
-from autograder.grade import read_records
+from autograder.grade import Grader, read_records
 from autograder.validate import Check, validate_assignment
 
 pytestmark = pytest.mark.slow
@@ -66,7 +66,7 @@ def test_scores_equal_otters(validated: tuple) -> None:
     # The reference run's compilation cache (a copy: otter's runner may add to it) and one
     # process per core: otter parity re-executes every notebook, and compiling is most of it.
     cache = work / "parity-xla-cache"
-    shutil.copytree(work / "out" / ".cache" / "xla", cache, dirs_exist_ok=True)
+    shutil.copytree(Grader(COURSE, a, work / "out").store.xla, cache, dirs_exist_ok=True)
     env = dict(
         os.environ,
         PYTHONPATH=str(ROOT),
@@ -150,8 +150,6 @@ def test_pmap_on_few_devices(devices: int, tmp_path: Path) -> None:
 
 def test_the_command_line_never_grades_05_pmap_on_fewer_than_min_devices(tmp_path: Path) -> None:
     """A score must not depend on the machine: `--cpu-devices 1` is raised to `min_devices`."""
-    from autograder.grade import Grader
-
     a = COURSE.assignment("05-pmap")
     grader = Grader(COURSE, a, tmp_path, cpu_devices=1)
     assert grader.job["cpu_devices"] == a.devices.min_devices == 2

@@ -135,7 +135,8 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
     only_dave = tmp_path / "subs"
     only_dave.mkdir()
     shutil.copy(batch / "dave.ipynb", only_dave / "dave.ipynb")
-    full = {"dave.ipynb": next(r for r in rows(out) if r["submission"] == "dave.ipynb")}
+    full = grade.read_records(out)["dave.ipynb"]  # graded on every question by the batch
+    assert set(full.questions) == set(questions)
 
     def grade_dave(**kw: object) -> dict[str, str]:
         assert grade.main(assignment=A, submissions=only_dave, out=out, quiet=True, course=course, **kw) == 0
@@ -144,12 +145,30 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
 
     row = grade_dave(only={"dave.ipynb": ["q5"]})
     assert [q for q in questions if row[q] != ""] == ["q5"] and row["q5"] == "0"
-    assert (row["total"], row["possible"]) == ("0", full["dave.ipynb"]["possible"])
-    assert row["status"] == "graded"
+    assert (row["total"], row["possible"], row["status"]) == ("0", f"{full.possible:g}", "graded")
     row = grade_dave()
-    assert row == full["dave.ipynb"]
+    assert [row[q] for q in questions] == [f"{full.questions[q]:g}" for q in questions]
+    assert grade.read_records(out)["dave.ipynb"] == full
     with pytest.raises(UsageError, match="q99"):
         grade.main(assignment=A, submissions=only_dave, out=out, course=course, only={"dave.ipynb": ["q99"]})
+
+
+def test_a_new_out_folder_reuses_the_reference_store(
+    batch: Path, graded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference runs once per course version and environment, not once per --out: a batch
+    into a new folder loads what the first one stored (a reference run here would fail)."""
+    from autograder import grade
+
+    def no_second_run(self: grade.Grader, store: object) -> None:
+        raise AssertionError("the reference solution ran again")
+
+    monkeypatch.setattr(grade.Grader, "_run_reference", no_second_run)
+    out = tmp_path / "out"
+    assert grade.main(assignment=A, submissions=batch / "alice.ipynb", out=out, quiet=True) == 0
+    (row,) = rows(out)
+    assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
+    assert not list(out.glob(".cache/*/reference.json"))  # the store is not under --out
 
 
 def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path) -> None:

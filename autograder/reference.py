@@ -1,0 +1,136 @@
+"""The reference run's results, kept between grading runs.
+
+The reference solution runs once per course version and grading environment, not once per
+``--out`` folder. Its probe outputs (plain JSON) and the XLA programs it compiled go into a
+*store* named by a key over everything that could change them: the master, the probes, the probe
+runtime, the job (device, device count, matmul precision), the seed, JAX's version and this host
+(an XLA:CPU program is compiled for the CPU it ran on, and a home folder may be shared between
+machines). A later batch loads the outputs instead of running the reference again, and its
+submissions read the programs instead of compiling them.
+
+Only the reference run, the instructor's own code, writes a store. Sandboxes may read its
+``xla/`` folder and nothing else of it: ``reference.json`` holds the expected outputs.
+
+Stores live in the user's cache folder, or under ``$AUTOGRADER_CACHE_DIR``. A store unused for
+:data:`STORE_TTL_DAYS` days is deleted when another one is made; deleting any by hand is safe.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .probing import decode_outputs, encode_outputs
+
+if TYPE_CHECKING:
+    from .sandbox.run import RunOutcome
+
+STORE_TTL_DAYS = 30
+_STORE_NAME = re.compile(r"^[0-9]{2}-[a-z0-9-]+-[0-9a-f]{20}$")
+
+
+def cache_root() -> Path:
+    """``$AUTOGRADER_CACHE_DIR``, else the platform's user cache folder for this tool."""
+    override = os.environ.get("AUTOGRADER_CACHE_DIR")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("jax-course-autograder"))
+
+
+def store_key(parts: Iterable[bytes]) -> str:
+    """20 hex digits over ``parts`` and this host."""
+    h = hashlib.sha256()
+    for part in (*parts, platform.node().encode(), platform.machine().encode()):
+        h.update(hashlib.sha256(part).digest())
+    return h.hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Store:
+    """One reference run's results: ``reference.json`` and the compilation cache ``xla/``."""
+
+    path: Path
+
+    @property
+    def xla(self) -> Path:
+        return self.path / "xla"
+
+    @property
+    def outputs_file(self) -> Path:
+        return self.path / "reference.json"
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Held while the store is read or filled: two graders that need the same reference
+        run it once, the second waiting for the first."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with open(self.path / ".lock", "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def load(self) -> dict[str, dict[str, Any]] | None:
+        """Every probe's decoded reference outcome, or ``None`` if missing or damaged."""
+        try:
+            data = json.loads(self.outputs_file.read_text(encoding="utf-8"))
+            outputs = {
+                pid: {
+                    "ok": True,
+                    "outputs": decode_outputs(
+                        r["meta"], {k: base64.b64decode(b) for k, b in r["blobs"].items()}
+                    ),
+                }
+                for pid, r in data.items()
+            }
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        return outputs
+
+    def touch(self) -> None:
+        """Mark the store as used now, so that :func:`prune` keeps it."""
+        os.utime(self.path)
+
+    def save(self, outcome: RunOutcome) -> None:
+        """Keep the outputs of a reference run that passed every probe."""
+        from .grade import atomic_write
+
+        results = {}
+        for pid, r in outcome.results.items():
+            values = {path: (v.value if hasattr(v, "value") else v) for path, v in r["outputs"].items()}
+            keys = {path for path, v in r["outputs"].items() if getattr(v, "key", False)}
+            meta, blobs = encode_outputs(values)
+            for path in keys:
+                meta[path]["key"] = True
+            results[pid] = {
+                "meta": meta,
+                "blobs": {k: base64.b64encode(b).decode() for k, b in blobs.items()},
+            }
+        atomic_write(self.outputs_file, json.dumps(results, sort_keys=True))
+
+
+def prune(root: Path, *, keep: Path, now: float | None = None) -> list[Path]:
+    """Delete the stores under ``root`` unused for :data:`STORE_TTL_DAYS` days (never ``keep``,
+    never anything that is not a store); returns what was deleted."""
+    cutoff = (time.time() if now is None else now) - STORE_TTL_DAYS * 86400
+    gone = []
+    for p in root.iterdir() if root.is_dir() else []:
+        if p != keep and _STORE_NAME.match(p.name) and p.is_dir() and p.stat().st_mtime < cutoff:
+            shutil.rmtree(p, ignore_errors=True)
+            gone.append(p)
+    return gone

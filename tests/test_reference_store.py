@@ -1,0 +1,72 @@
+"""The reference store: outputs round-trip as plain data, keys are per host, old stores go."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import reference
+from autograder.probing import PlainArray
+from autograder.reference import STORE_TTL_DAYS, Store, prune, store_key
+from autograder.sandbox.run import RunOutcome
+
+
+def test_outputs_round_trip_and_a_damaged_file_reads_as_missing(tmp_path: Path) -> None:
+    store = Store(tmp_path / "01-broadcasting-0123456789abcdef0123")
+    outcome = RunOutcome(
+        results={
+            "q2.values": {"ok": True, "outputs": {"": PlainArray(np.arange(6.0, dtype=np.float32))}},
+            "q2.keys": {"ok": True, "outputs": {"k": PlainArray(np.array([1, 2], np.uint32), key=True)}},
+            "q1.shape": {"ok": True, "outputs": {"shape": [2, 3]}},
+        }
+    )
+    assert store.load() is None
+    store.save(outcome)
+    loaded = store.load()
+    assert loaded is not None and set(loaded) == {"q2.values", "q2.keys", "q1.shape"}
+    values = loaded["q2.values"]["outputs"][""]
+    assert values.value.dtype == np.float32 and values.value.tolist() == list(range(6))
+    assert loaded["q2.keys"]["outputs"]["k"].key is True
+    assert loaded["q1.shape"]["outputs"]["shape"] == [2, 3]
+    store.outputs_file.write_text('{"q1.shape": {"meta": 3}}')
+    assert store.load() is None
+
+
+def test_the_key_names_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An XLA:CPU program is compiled for the CPU it ran on; a shared home folder must not hand
+    it to another machine."""
+    here = store_key([b"master", b"probes"])
+    assert store_key([b"master", b"probes"]) == here
+    assert store_key([b"master", b"other probes"]) != here
+    monkeypatch.setattr(reference.platform, "node", lambda: "another-host")
+    assert store_key([b"master", b"probes"]) != here
+
+
+def test_prune_deletes_only_stores_unused_for_the_ttl(tmp_path: Path) -> None:
+    old = time.time() - (STORE_TTL_DAYS + 1) * 86400
+    names = {
+        "stale": "02-prng-00000000000000000000",
+        "fresh": "02-prng-11111111111111111111",
+        "kept": "03-autodiff-22222222222222222222",
+        "not_a_store": "notes",
+    }
+    for label, name in names.items():
+        (tmp_path / name).mkdir()
+        if label != "fresh":
+            os.utime(tmp_path / name, (old, old))
+    gone = prune(tmp_path, keep=tmp_path / names["kept"])
+    assert gone == [tmp_path / names["stale"]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        names[k] for k in ("fresh", "kept", "not_a_store")
+    )
+
+
+def test_the_cache_folder_can_be_set(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AUTOGRADER_CACHE_DIR", str(tmp_path / "stores"))
+    assert reference.cache_root() == tmp_path / "stores"
+    monkeypatch.delenv("AUTOGRADER_CACHE_DIR")
+    assert reference.cache_root().name == "jax-course-autograder"
