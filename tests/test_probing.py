@@ -232,3 +232,22 @@ def test_04_jit_benchmark_judge_holds_under_any_load() -> None:
     assert verdict(per_call) is None
     assert "divide by repeats" in verdict(10 * per_call)
     assert "asynchronous dispatch" in verdict(per_call / 100)
+
+
+def test_04_jit_compile_judge_survives_a_stalled_call() -> None:
+    """q9's `excludes_compilation`: a correct benchmark whose ten calls lost one scheduler time
+    slice still passes (the old line, scaled by the 15 us run time, failed it), and a mean
+    that counts the compiling first call still fails. Figures measured on a 2-core CPU."""
+    from autograder.config import load_course
+    from autograder.execution import load_probes
+
+    probe = load_probes(load_course().assignment("04-jit").probes_file).get("q9.excludes_compilation")
+    first, run, stall = 0.048, 15e-6, 0.010
+
+    def verdict(seconds: float) -> str | None:
+        return probe.judge({"seconds": seconds, "first_call": first, "run": run}, {})
+
+    assert verdict(run) is None
+    assert verdict(run + stall / 10) is None
+    assert "includes compilation" in verdict((first + 9 * run) / 10)
+    assert "includes compilation" in verdict(first / 10 / 2)  # a first call twice as quick
