@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import symtable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +121,26 @@ def defined_names(source: str) -> set[str]:
                 if isinstance(t, ast.Name):
                     names.add(t.id)
     return names
+
+
+def bound_and_read_names(source: str) -> tuple[set[str], set[str]] | None:
+    """``(bound, read)`` for a cell: the global names it binds (def, class, assignment, import)
+    and those it reads from the notebook's globals, at top level or inside its functions and
+    classes. ``None`` when the cell does not parse."""
+    try:
+        top = symtable.symtable(executable_source(source), "<cell>", "exec")
+    except SyntaxError:
+        return None
+    bound = {
+        s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()
+    }
+    read = {s.get_name() for s in top.get_symbols() if s.is_referenced() and s.get_name() not in bound}
+    scopes = list(top.get_children())
+    while scopes:
+        scope = scopes.pop()
+        read |= {s.get_name() for s in scope.get_symbols() if s.is_global() and s.is_referenced()}
+        scopes += scope.get_children()
+    return bound, read
 
 
 def insert_after_definition(cells: list[str], names: list[str], source: str) -> list[str]:

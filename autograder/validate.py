@@ -5,9 +5,13 @@ build → grade, in one batch, the reference solution (full marks), the untouche
 → check that no solution line or hidden test text is in ``assignments/`` → check that
 ``assignments/`` is exactly what a fresh build makes. Prints a table; non-zero exit on failure.
 
-A known-wrong answer is graded on the question it is wrong about only. As in mutation testing,
-only the tests that can see the change run: its other questions run the reference's code, which
-the reference row already proves. That halves the cost of a known-wrong answer.
+A known-wrong answer costs what its change needs, as in mutation testing, and no more:
+- it is graded on the question it is wrong about only: its other questions run the reference's
+  code, which the reference row already proves;
+- its notebook holds the reference's graded cells only (:func:`graded_cells`): the teaching demos
+  run, and compile, in the reference and stub rows. A lean reference made the same way must
+  score full marks, so an answer cannot lose points because a cell it needed was left out.
+Together they cut a known-wrong answer's sandbox time by two thirds to nine tenths.
 """
 
 from __future__ import annotations
@@ -27,7 +31,11 @@ import nbformat
 from . import build, grade
 from .config import Assignment, Course, load_course
 from .grade import Record
-from .notebooks import code_cells, defined_names, read_notebook
+from .notebooks import bound_and_read_names, code_cells, defined_names, read_notebook
+
+#: The reference's graded cells alone, graded beside the known-wrong answers built from them: at
+#: full marks it proves that no answer lost points because a cell it needed was left out.
+LEAN = "lean-reference.ipynb"
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,30 @@ def mutant_notebook(
     cells = list(nb.cells)
     cells.insert(idx + 1, nbformat.v4.new_code_cell(source))
     nb.cells = cells
+    return nb
+
+
+def graded_cells(
+    reference: nbformat.NotebookNode, functions: Collection[str], extra: str = ""
+) -> nbformat.NotebookNode:
+    """``reference`` with only the code cells its graded code needs: the cells that define
+    ``functions`` and, repeatedly, every cell that binds a name a kept cell (or ``extra``, a
+    known-wrong answer) reads. Teaching demos, which bind nothing that code reads, fall away, and
+    with them most of a notebook's compiling; a cell that does not parse is kept."""
+    code = {i: c.source for i, c in enumerate(reference.cells) if c.cell_type == "code"}
+    names = {i: bound_and_read_names(source) for i, source in code.items()}
+
+    def reads(i: int) -> set[str]:
+        return names[i][1] if names[i] else set()
+
+    keep = {i for i, n in names.items() if n is None or defined_names(code[i]) & set(functions)}
+    _, wanted = bound_and_read_names(extra) or (set(), set())
+    wanted = wanted.union(*(reads(i) for i in keep))
+    while more := {i for i, n in names.items() if i not in keep and n and n[0] & wanted}:
+        keep |= more
+        wanted = wanted.union(*(reads(i) for i in more))
+    nb = copy.deepcopy(reference)
+    nb.cells = [c for i, c in enumerate(nb.cells) if c.cell_type != "code" or i in keep]
     return nb
 
 
@@ -151,6 +183,15 @@ def grading_checks(a: Assignment, records: dict[str, Record], mutants: dict[str,
             f"{ref.total:g}/{ref.possible:g} {ref.status}: {ref.message[:120]}",
         )
     )
+    lean = records[LEAN]
+    checks.append(
+        Check(
+            a.id,
+            "lean reference (graded cells only) scores full marks",
+            lean.status == "graded" and lean.total == lean.possible,
+            f"{lean.total:g}/{lean.possible:g} {lean.status}: {lean.message[:120]}",
+        )
+    )
     stub = records["stub.ipynb"]
     checks.append(
         Check(
@@ -224,6 +265,8 @@ def validate_assignment(
         reference = nbformat.read(tmp_path / "build" / a.id / "reference.ipynb", as_version=4)
         nbformat.write(reference, subs / "reference.ipynb")
         (subs / "stub.ipynb").write_bytes((tmp_path / "release" / a.id / a.notebook).read_bytes())
+        functions = [f for fs in a.questions.values() for f in fs]
+        nbformat.write(graded_cells(reference, functions), subs / LEAN)
         mutants: dict[str, str] = {}
         for path in sorted(a.mutants_dir.glob("q*.py")):
             if known_wrong is not None and path.stem not in known_wrong:
@@ -233,7 +276,9 @@ def validate_assignment(
                 checks.append(Check(a.id, "known-wrong answers name a question", False, path.name))
                 continue
             name = f"mutant-{path.stem}.ipynb"
-            nbformat.write(mutant_notebook(reference, a.questions[q], path.read_text()), subs / name)
+            source = path.read_text()
+            lean = graded_cells(reference, functions, extra=source)
+            nbformat.write(mutant_notebook(lean, a.questions[q], source), subs / name)
             mutants[name] = q
         out = tmp_path / "out"
         status = grade.main(

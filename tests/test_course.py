@@ -108,8 +108,13 @@ def test_scores_equal_otters(validated: tuple) -> None:
     assert otters.keys() == ours.keys() and len(ours) == len(notebooks)
     compared = {n: {q: ours[n].get(q) for q in otters[n]} for n in ours}
     assert all(len(otters[n]) == (1 if n in only else len(a.questions)) for n in ours)
-    differ = {n: (compared[n], otters[n]) for n in ours if compared[n] != otters[n]}
-    assert not differ, f"ours vs otter's: {differ}"
+    differ = {
+        f"{n} {q}": (compared[n][q], otters[n][q])
+        for n in ours
+        for q in otters[n]
+        if compared[n][q] != otters[n][q]
+    }
+    assert not differ, f"(ours, otter's): {differ}"
 
 
 @pytest.mark.assignment("05-pmap")
