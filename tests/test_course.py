@@ -21,6 +21,7 @@ from tabulate import tabulate
 
 from autograder.config import ROOT, load_course
 from autograder.grade import Grader, read_records
+from autograder.reference import compilation_cache_settings
 from autograder.validate import Check, validate_assignment
 
 pytestmark = pytest.mark.slow
@@ -73,9 +74,7 @@ def test_scores_equal_otters(validated: tuple) -> None:
         JAX_NUM_CPU_DEVICES=str(a.devices.cpu_devices),
         JAX_DEFAULT_MATMUL_PRECISION=COURSE.grading.matmul_precision,
         JAX_PLATFORMS="cpu",
-        JAX_COMPILATION_CACHE_DIR=str(cache),
-        JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
-        JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0",
+        **{k.upper(): str(v) for k, v in compilation_cache_settings(cache, writes=True).items()},
     )
     notebooks = sorted((work / "submissions").glob("*.ipynb"))
     only = {

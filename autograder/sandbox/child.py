@@ -22,6 +22,7 @@ from typing import Any
 
 from ..execution import compile_cell, fake_otter, new_namespace
 from ..probing import ProbeSet, describe_exception, run_probe
+from ..reference import compilation_cache_settings
 from . import integrity, limits
 
 MAX_FRAME = 64 * 2**20
@@ -68,11 +69,9 @@ def _configure_jax(job: dict[str, Any]) -> None:
         # XLA executables compiled by the reference run (same JAX, same device, same flags):
         # most eager ops and probe calls of a submission compile to the same programs, and
         # loading one costs milliseconds instead of a compile. Only the reference run writes.
-        jax.config.update("jax_compilation_cache_dir", job["compilation_cache"])
-        jax.config.update("jax_compilation_cache_max_size", -1)  # no eviction: reads write nothing
-        jax.config.update("jax_persistent_cache_enable_xla_caches", "none")  # (GPU autotune files)
-        jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0 if job.get("cache_writes") else 1e9)
+        settings = compilation_cache_settings(job["compilation_cache"], writes=bool(job.get("cache_writes")))
+        for name, value in settings.items():
+            jax.config.update(name, value)
     # Start the backend (and its threads) now, inside the limits but before student code: a
     # submission that exhausts the process limit must not starve XLA of threads later.
     jax.devices()
