@@ -1,8 +1,9 @@
 """Hostile submissions: each costs only its own points, never the grader its run or another row.
 
-Every attack is the perfect 01-broadcasting notebook plus one hostile cell, graded together in one
-batch by the real grader (sandbox included). A notebook that should have been stopped but was
-not makes `outer` (q2) wrong, so a leak shows up as lost points.
+Every attack is the perfect 01-broadcasting notebook's graded cells (its teaching demos left out,
+as `validate` does for known-wrong answers) plus one hostile cell, graded together in one batch
+by the real grader (sandbox included); the control is the same cells alone. A notebook that
+should have been stopped but was not makes `outer` (q2) wrong, so a leak shows up as lost points.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 
 from autograder import grade
 from autograder.config import ROOT, load_course
+from autograder.validate import graded_cells
 
 pytestmark = pytest.mark.assignment("01-broadcasting")
 
@@ -201,7 +203,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], P
     a = course.assignment("01-broadcasting")
     tmp = tmp_path_factory.mktemp("adversarial")
     build.build_assignment(a, course, release_root=tmp / "release", build_root=ROOT / "build")
-    reference = nbformat.read(ROOT / "build" / a.id / "reference.ipynb", as_version=4)
+    functions = [f for fs in a.questions.values() for f in fs]
+    reference = graded_cells(
+        nbformat.read(ROOT / "build" / a.id / "reference.ipynb", as_version=4), functions
+    )
     subs = tmp / "subs"
     subs.mkdir()
     nbformat.write(reference, subs / "control.ipynb")

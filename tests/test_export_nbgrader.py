@@ -26,6 +26,7 @@ from autograder.build import autograder_master
 from autograder.config import load_course
 from autograder.execution import load_probes
 from autograder.notebooks import master_questions, read_notebook
+from autograder.reference import compilation_cache_settings
 
 pytestmark = pytest.mark.slow
 
@@ -46,11 +47,23 @@ HIDDEN_MARKS = (
 )
 
 
+def kernel_cache(folder: Path) -> Path:
+    """A JAX compilation cache for nbgrader's kernels, holding every program the grader's
+    reference runs compiled in this session (a speed-up only: run alone, it starts empty)."""
+    for store in Path(os.environ.get("AUTOGRADER_CACHE_DIR", folder)).glob("*/xla"):
+        shutil.copytree(store, folder, dirs_exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def nbgrader(course: Path, *args: str) -> subprocess.Popen[str]:
     """Start the nbgrader command line of this Python in ``course``; see :func:`finish`."""
     env = dict(os.environ)
     # nbgrader runs `alembic` from PATH, and its kernels must be this Python.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    # Read-only: the two autograde runs overlap, and neither would gain from the other's writes.
+    cache = compilation_cache_settings(course.parent / "kernel-xla", writes=False)
+    env.update({k.upper(): str(v) for k, v in cache.items()})
     return subprocess.Popen(
         [sys.executable, "-m", "nbgrader", *args, "--db", f"sqlite:///{course / 'gradebook.db'}"],
         cwd=course,
@@ -122,6 +135,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Exported]:
     if not READY:
         pytest.skip("no assignment of course.yml has a master and probes.py yet")
     root = tmp_path_factory.mktemp("nbgrader") / "course"
+    kernel_cache(root.parent / "kernel-xla")
     masters = {a: read_notebook(COURSE.assignment(a).master) for a in READY}
     export_nbgrader.main(out=root, assignments=READY, course=COURSE)
     finish(nbgrader(root, "generate_assignment", "*", "--force"))
