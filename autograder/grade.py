@@ -244,7 +244,8 @@ class Grader:
     @functools.cached_property
     def store(self) -> Store:
         """Where this assignment's reference results are kept for this job and host: the user's
-        cache folder, or ``OUT/.cache`` when sandboxes run as other users who could not read it."""
+        cache folder, or ``OUT/.cache`` where that cannot be written, or where sandboxes run as
+        other users who could not read it."""
         import jax
 
         key = store_key(
@@ -258,8 +259,12 @@ class Grader:
             ]
         )
         root = cache_root()
-        existing = next(p for p in (root, *root.parents) if p.exists())
-        if self._uid(1) is not None and not _others_can_reach(existing):
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            usable = os.access(root, os.W_OK | os.X_OK)
+        except OSError:
+            usable = False
+        if not usable or (self._uid(1) is not None and not _others_can_reach(root)):
             root = self.out / ".cache"
         return Store(root / f"{self.assignment.id}-{key}")
 

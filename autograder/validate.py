@@ -11,7 +11,8 @@ A known-wrong answer costs what its change needs, as in mutation testing, and no
 - its notebook holds the reference's graded cells only (:func:`graded_cells`): the teaching demos
   run, and compile, in the reference and stub rows. A lean reference made the same way must
   score full marks, so an answer cannot lose points because a cell it needed was left out.
-Together they cut a known-wrong answer's sandbox time by two thirds to nine tenths.
+Together: a median of 0.4 s per known-wrong answer in the sandbox, against 2 s for the whole
+reference (01 and 04 on 2 cores).
 """
 
 from __future__ import annotations

@@ -171,6 +171,35 @@ def test_a_new_out_folder_reuses_the_reference_store(
     assert not list(out.glob(".cache/*/reference.json"))  # the store is not under --out
 
 
+def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_path: Path) -> None:
+    """A read-only or missing cache folder costs the store its reuse, never the batch its run."""
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder should be")
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            A,
+            str(batch / "alice.ipynb"),
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, AUTOGRADER_CACHE_DIR=str(blocked / "cache")),
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (row,) = rows(out)
+    assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
+    assert list(out.glob(".cache/*/reference.json"))
+
+
 def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = subprocess.Popen(
