@@ -197,10 +197,6 @@ class Grader:
             return None
         return sandbox_uid(slot)
 
-    def chosen(self, sub: Submission) -> list[str]:
-        """The questions ``sub`` is graded on, in the master's order."""
-        return [q for q in self.questions if sub.questions is None or q in sub.questions]
-
     def _run(
         self, cells: list[str], slot: int, *, trusted: bool = False, questions: list[str] | None = None
     ) -> RunOutcome:
@@ -318,7 +314,7 @@ class Grader:
             )
         slot = self._slots.get()
         try:
-            outcome = self._run(list(sub.cells), slot, questions=self.chosen(sub))
+            outcome = self._run(list(sub.cells), slot, questions=sub.graded_on(self.questions))
         except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
             return self._record(
                 sub,
@@ -372,7 +368,7 @@ class Grader:
                 [],
             )
 
-        chosen = self.chosen(sub)
+        chosen = sub.graded_on(self.questions)
         problems: dict[str, str | None] = {}
         not_run: set[str] = set()
         for pid, result in outcome.results.items():
@@ -454,7 +450,7 @@ class Grader:
         tests: list[dict[str, Any]],
         notes: list[str] | None = None,
     ) -> Record:
-        chosen = self.chosen(sub)
+        chosen = sub.graded_on(self.questions)
         qs = {q: questions.get(q, 0.0) for q in chosen}
         if not tests:
             tests = [
@@ -612,8 +608,7 @@ def main(
     records: dict[str, Record] = {}
     todo: list[Submission] = []
     for s in subs:
-        asked = [q for q in questions if s.questions is None or q in s.questions]
-        previous = None if regrade else read_record(out, s, asked)
+        previous = None if regrade else read_record(out, s, s.graded_on(questions))
         if previous is not None:
             records[s.key] = previous
         else:

@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -44,6 +45,10 @@ class Submission:
     questions: tuple[str, ...] | None = None
     """the questions to grade, or ``None`` for all; the others are neither probed nor scored
     (``validate`` grades a known-wrong answer on the question it is wrong about)"""
+
+    def graded_on(self, questions: Iterable[str]) -> list[str]:
+        """Those of ``questions`` this submission is graded on, in their order."""
+        return [q for q in questions if self.questions is None or q in self.questions]
 
 
 def display_name(raw: str) -> str:

@@ -266,7 +266,7 @@ def validate_assignment(
         reference = nbformat.read(tmp_path / "build" / a.id / "reference.ipynb", as_version=4)
         nbformat.write(reference, subs / "reference.ipynb")
         (subs / "stub.ipynb").write_bytes((tmp_path / "release" / a.id / a.notebook).read_bytes())
-        functions = [f for fs in a.questions.values() for f in fs]
+        functions = list(a.function_question())
         nbformat.write(graded_cells(reference, functions), subs / LEAN)
         mutants: dict[str, str] = {}
         for path in sorted(a.mutants_dir.glob("q*.py")):

@@ -203,7 +203,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], P
     a = course.assignment("01-broadcasting")
     tmp = tmp_path_factory.mktemp("adversarial")
     build.build_assignment(a, course, release_root=tmp / "release", build_root=ROOT / "build")
-    functions = [f for fs in a.questions.values() for f in fs]
+    functions = list(a.function_question())
     reference = graded_cells(
         nbformat.read(ROOT / "build" / a.id / "reference.ipynb", as_version=4), functions
     )
