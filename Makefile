@@ -21,7 +21,7 @@ venv: $(STAMP)
 
 demo: venv
 	$(BIN)/python -m autograder build
-	$(BIN)/python -m autograder grade 01-broadcasting examples/01-broadcasting --out $(DEMO) --regrade
+	$(BIN)/python -m autograder grade 01-broadcasting examples/01-broadcasting --out $(DEMO) --regrade --seed 20261123
 	@echo
 	@$(BIN)/python -c "import csv,sys; from tabulate import tabulate; r=list(csv.reader(open('$(DEMO)/gradebook.csv'))); print(tabulate([x[:-1] for x in r[1:]], headers=r[0][:-1]))"
 	@echo

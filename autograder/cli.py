@@ -18,7 +18,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = p.add_subparsers(dest="command", required=True)
 
-    b = sub.add_parser("build", help="build the student release and the otter autograder zips")
+    b = sub.add_parser("build", help="build the student release and the Gradescope autograder zips")
     b.add_argument("assignments", nargs="*", help="assignment ids (default: all in course.yml)")
 
     def grading_flags(q: argparse.ArgumentParser) -> None:
@@ -43,6 +43,13 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--submission-seconds", type=float, default=None)
     g.add_argument("--memory-mb", type=int, default=None)
     g.add_argument("--processes", type=int, default=None)
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the batch's seed (default: drawn afresh for a new OUT, kept in OUT/batch.json); "
+        "give one to reproduce a batch",
+    )
 
     v = sub.add_parser("validate", help="build, then prove reference, stub, known-wrong answers and release")
     v.add_argument("assignments", nargs="*", help="assignment ids (default: all in course.yml)")
@@ -81,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 submission_seconds=args.submission_seconds,
                 memory_mb=args.memory_mb,
                 processes=args.processes,
+                seed=args.seed,
             )
         if args.command == "validate":
             from . import validate

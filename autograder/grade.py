@@ -15,23 +15,34 @@ import io
 import json
 import os
 import queue
+import secrets
 import sys
-import sysconfig
 import tempfile
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .config import Assignment, Course, load_course
+from .config import ROOT, Assignment, Course, load_course
+from .execution import stub_source
 from .notebooks import code_cells, master_questions, read_notebook
-from .probing import ProbeSet, is_out_of_memory, judge_probe, score_question
+from .probing import (
+    ProbeSet,
+    decode_run,
+    is_out_of_memory,
+    judge_probe,
+    probe_seed,
+    run_probe,
+    score_question,
+    shorten,
+)
 from .reference import Store, cache_root, prune, store_key
 from .sandbox import landlock
 from .sandbox.limits import SandboxLimits, sandbox_uid
 from .sandbox.run import RunOutcome, run_sandboxed
 from .sandbox.zygote import Zygote
+from .sources import source_namespace
 from .submissions import Submission, UsageError, collect
 
 STATUSES = ("graded", "invalid", "timeout", "memory", "crashed", "tampered", "error")
@@ -54,6 +65,8 @@ class Record:
     possible: float
     tests: list[dict[str, Any]]
     notes: list[str]
+    seed: int | None = None
+    """the batch's seed, from which every hidden input of this row was drawn"""
 
     @property
     def total(self) -> float:
@@ -73,6 +86,7 @@ class Record:
                 "possible": self.possible,
                 "fingerprint": self.fingerprint,
                 "notes": self.notes,
+                "seed": self.seed,
             },
         }
 
@@ -89,6 +103,7 @@ class Record:
             float(x["possible"]),
             data["tests"],
             list(x.get("notes", [])),
+            x.get("seed"),
         )
 
 
@@ -107,6 +122,12 @@ def _fmt(x: float) -> str:
     return f"{x:g}"
 
 
+def csv_text(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting with ``= + - @`` (or a tab or
+    carriage return) would be read as a formula, and a submission's name is the student's."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 class Grader:
     """Grades submissions of one assignment on one device, reusing one reference run."""
 
@@ -120,6 +141,7 @@ class Grader:
         limits: SandboxLimits | None = None,
         cpu_devices: int | None = None,
         exact_devices: bool = False,
+        seed: int,
     ):
         """``exact_devices`` grades on ``cpu_devices`` even below the assignment's
         ``min_devices``: for testing the course on one device, never for grades (scores must
@@ -137,7 +159,7 @@ class Grader:
             for pid, pts in self.probes.points(q, total).items()
         }
         self.possible = round(sum(self.questions.values()), 6)
-        self.seed = course.grading.seed
+        self.seed = seed
         base = course.limits_for(assignment)
         self.limits = limits or SandboxLimits(**base.model_dump())
         self.notes: list[str] = []
@@ -187,53 +209,62 @@ class Grader:
             self.zygote.close()
 
     def _uid(self, slot: int) -> int | None:
-        """A user id of its own for the sandbox in ``slot``, when the grader runs as root and
-        that user can reach both its scratch folder and the Python installation (a Python
-        under /root, as pyenv installs it, is not: such a sandbox could not import the standard
-        library modules the zygote did not preload). Landlock confines it either way."""
-        if os.geteuid() != 0:
-            return None
-        if not _others_can_reach((self.out / ".sandbox").resolve().parent) or not _python_is_shared():
-            return None
-        return sandbox_uid(slot)
+        """A user id of its own for the sandbox in ``slot`` when the grader runs as root (never
+        uid 0; the sandbox's private file view makes a root-only Python reachable to it).
+        Without root the sandbox keeps the grader's user id, in a user namespace where the
+        kernel allows one."""
+        return sandbox_uid(slot) if os.geteuid() == 0 else None
 
     def _run(
-        self, cells: list[str], slot: int, *, trusted: bool = False, questions: list[str] | None = None
+        self, cells: list[str], slot: int, probes: list[str], cache: Path | None, *, writes: bool = False
     ) -> RunOutcome:
-        """Run cells, then the probes of ``questions`` (default: all), in a sandbox. ``trusted``
-        (the reference solution) may write the compilation cache; submissions only read it, and
-        only where Landlock can enforce that."""
+        """Run cells, then the ``probes`` (ids), in a sandbox that reads (or, with ``writes``,
+        fills) the compilation cache ``cache``."""
         assert self.zygote is not None
         sandbox = self.out / ".sandbox"
         sandbox.mkdir(parents=True, exist_ok=True)
         os.chmod(sandbox, 0o711)
         uid = self._uid(slot)
-        job = dict(self.job)
-        cache = self.store.xla
-        if trusted:
+        job = dict(self.job, hidden=[str(ROOT), str(self.out.resolve())])
+        if cache is not None and writes:
             cache.mkdir(parents=True, exist_ok=True)
             if uid is not None:
                 os.chown(cache, uid, uid)
             job.update(compilation_cache=str(cache), cache_writes=True)
-        elif cache.is_dir() and landlock.abi_version() > 0:
+        elif cache is not None and cache.is_dir() and landlock.abi_version() > 0:
             job.update(compilation_cache=str(cache))
         try:
             return run_sandboxed(
                 self.zygote,
                 cells=cells,
                 probes_source=self.probes_source,
-                probe_ids=[p.id for p in self.probes.probes if questions is None or p.question in questions],
-                seed=self.seed,
+                requests=[(pid, probe_seed(self.seed, pid)) for pid in probes],
                 job=job,
                 limits=self.limits,
-                box=sandbox / f"slot-{slot}",
+                # A fresh name each run: whatever a sandbox did to its folder cannot stop the next.
+                box=sandbox / f"slot-{slot}-{secrets.token_hex(6)}",
                 uid=uid,
             )
         finally:
-            if trusted and uid is not None:
+            if cache is not None and writes and uid is not None:
                 # Back to the grader's user: the sandbox user ids are reused by submissions.
                 for path in (cache, *cache.rglob("*")):
                     os.chown(path, os.getuid(), os.getgid(), follow_symlinks=False)
+                    os.chmod(path, 0o755 if path.is_dir() else 0o644, follow_symlinks=False)
+
+    def sandbox_probes(self, questions: Collection[str]) -> list[str]:
+        """Ids of the probes of ``questions`` that run in the sandbox (not the source probes)."""
+        return [p.id for p in self.probes.probes if p.question in questions and not p.source]
+
+    def source_results(self, cells: Sequence[str], questions: Collection[str]) -> dict[str, dict[str, Any]]:
+        """Outcomes of the source probes of ``questions``, run here on the cells' text."""
+        functions = [f for q in questions for f in self.assignment.questions.get(q, [])]
+        ns = source_namespace(cells, functions)
+        return {
+            p.id: decode_run(run_probe(p, ns, probe_seed(self.seed, p.id)))
+            for p in self.probes.probes
+            if p.source and p.question in questions
+        }
 
     # -- reference ----------------------------------------------------------------------------
 
@@ -250,7 +281,6 @@ class Grader:
                 self.probes_source.encode(),
                 (Path(__file__).parent / "probing.py").read_bytes(),
                 json.dumps(self.job, sort_keys=True).encode(),
-                str(self.seed).encode(),
                 jax.__version__.encode(),
             ]
         )
@@ -260,7 +290,7 @@ class Grader:
             usable = os.access(root, os.W_OK | os.X_OK)
         except OSError:
             usable = False
-        if not usable or (self._uid(1) is not None and not _others_can_reach(root)):
+        if not usable:
             root = self.out / ".cache"
         return Store(root / f"{self.assignment.id}-{key}")
 
@@ -271,26 +301,34 @@ class Grader:
             return self._reference
         store = self.store
         with store.locked():  # a grader beside this one may be filling the same store
-            outputs = store.load()
+            if not store.public_warmed.exists():
+                self._warm_public_cache(store)
+            outputs = store.load(self.seed)
             if outputs is None:
                 self._run_reference(store)
-                outputs = store.load()
+                outputs = store.load(self.seed)
                 if outputs is None:
                     raise GradingFailed(f"the reference results in {store.path} cannot be read back")
                 prune(store.path.parent, keep=store.path)
             store.touch()
+        cells = code_cells(self.master)
+        outputs.update(self.source_results(cells, list(self.questions)))
         self._reference = outputs
         return outputs
 
+    def _warm_public_cache(self, store: Store) -> None:
+        """Fill the compilation cache that submissions read from a run of the student's stub:
+        public code only, so no program there can reproduce the reference solution."""
+        stub = [stub_source(c) for c in code_cells(self.master)]
+        self._run(stub, 0, self.sandbox_probes(self.questions), store.public_xla, writes=True)
+        store.public_warmed.touch()
+
     def _run_reference(self, store: Store) -> None:
-        outcome = self._run(code_cells(self.master), slot=0, trusted=True)
+        # The reference's own programs go to a cache only reference runs ever read.
+        probes = self.sandbox_probes(self.questions)
+        outcome = self._run(code_cells(self.master), 0, probes, store.reference_xla, writes=True)
         failed = [pid for pid, r in outcome.results.items() if not r["ok"]]
-        if (
-            outcome.ended != "ok"
-            or outcome.cell_errors
-            or failed
-            or len(outcome.results) != len(self.probes.probes)
-        ):
+        if outcome.ended != "ok" or outcome.cell_errors or failed or len(outcome.results) != len(probes):
             why = outcome.detail or (outcome.cell_errors[0][1] if outcome.cell_errors else "")
             if failed:
                 why = f"{failed[0]}: {outcome.results[failed[0]]['error']}"
@@ -298,7 +336,7 @@ class Grader:
                 f"the reference solution of {self.assignment.id} did not run cleanly "
                 f"({outcome.ended} at {outcome.where or 'the end'}: {why})"
             )
-        store.save(outcome)
+        store.save(outcome, self.seed)
 
     # -- one submission -----------------------------------------------------------------------
 
@@ -314,7 +352,10 @@ class Grader:
             )
         slot = self._slots.get()
         try:
-            outcome = self._run(list(sub.cells), slot, questions=sub.graded_on(self.questions))
+            chosen = sub.graded_on(self.questions)
+            cache = self.store.public_xla
+            outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
+            outcome.results.update(self.source_results(sub.cells, chosen))
         except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
             return self._record(
                 sub,
@@ -340,17 +381,22 @@ class Grader:
 
     def judge(self, sub: Submission, outcome: RunOutcome) -> Record:
         ref = self.reference()
+        chosen = sub.graded_on(self.questions)
+        notes = [f"the sandbox lacked: {', '.join(outcome.missing)}"] if outcome.missing else []
         if outcome.tampered:
-            evidence = "; ".join(outcome.tampered[:3])
+            evidence = shorten("; ".join(outcome.tampered[:3]), 300)
             return self._record(
                 sub,
                 "tampered",
                 f"The notebook changed what grading relies on ({evidence}); it scores 0.",
                 {},
                 [],
+                notes,
             )
         if outcome.ended == "tampered":
-            return self._record(sub, "tampered", f"{outcome.detail.capitalize()}; it scores 0.", {}, [])
+            return self._record(
+                sub, "tampered", f"{outcome.detail.capitalize()}; it scores 0.", {}, [], notes
+            )
         early = {
             "timeout": "ran out of time",
             "memory": "ran out of memory",
@@ -368,7 +414,6 @@ class Grader:
                 [],
             )
 
-        chosen = sub.graded_on(self.questions)
         problems: dict[str, str | None] = {}
         not_run: set[str] = set()
         for pid, result in outcome.results.items():
@@ -438,7 +483,7 @@ class Grader:
                 + f". Still graded: {', '.join(graded) or 'none'}. "
                 + message
             )
-        notes = list(sub.notes) + [f"cell {i} raised: {e}" for i, e in outcome.cell_errors[:5]]
+        notes = list(sub.notes) + notes + [f"cell {i} raised: {e}" for i, e in outcome.cell_errors[:5]]
         return self._record(sub, status, message, questions, tests, notes)
 
     def _record(
@@ -473,11 +518,12 @@ class Grader:
             sub.key,
             sub.fingerprint,
             status,
-            " ".join(message.split()),
+            shorten(" ".join(message.split()), 600),
             qs,
             self.possible,
             tests,
-            list(notes or sub.notes) + self.notes,
+            [shorten(n, 300) for n in [*(notes or sub.notes), *self.notes]][:20],
+            self.seed,
         )
 
 
@@ -490,20 +536,6 @@ def _gpu_count() -> int:
         return 0
 
 
-def _others_can_reach(path: Path, *, read: bool = False) -> bool:
-    """Whether a user with no rights of its own can walk down to ``path`` (and list it)."""
-    path = path.resolve()
-    if any(not os.stat(p).st_mode & 0o001 for p in (path, *path.parents)):
-        return False
-    return not read or bool(os.stat(path).st_mode & 0o004)
-
-
-@functools.cache
-def _python_is_shared() -> bool:
-    paths = sysconfig.get_paths()
-    return all(_others_can_reach(Path(paths[k]), read=True) for k in ("stdlib", "platstdlib", "purelib"))
-
-
 # -- recording -----------------------------------------------------------------------------------
 
 
@@ -514,12 +546,12 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
     for r in records:
         w.writerow(
             [
-                r.submission,
+                csv_text(r.submission),
                 *(_fmt(r.questions[q]) if q in r.questions else "" for q in questions),
                 _fmt(r.total),
                 _fmt(r.possible),
                 r.status,
-                r.message,
+                csv_text(r.message),
             ]
         )
     atomic_write(path, buf.getvalue())
@@ -534,18 +566,20 @@ def read_records(out: Path) -> dict[str, Record]:
     return {r.submission: r for r in records}
 
 
-def read_record(out: Path, sub: Submission, questions: list[str]) -> Record | None:
+def read_record(out: Path, sub: Submission, questions: list[str], seed: int) -> Record | None:
     """The record a previous run wrote for ``sub``, if it graded the same bytes on the same
-    ``questions``; ``None`` (grade it again) otherwise, a damaged file included."""
+    ``questions`` with the same ``seed``; ``None`` (grade it again) otherwise, a damaged file
+    included."""
     path = out / "results" / f"{sub.key}.json"
     try:
         record = Record.from_results(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    same = (record.fingerprint, record.submission, set(record.questions)) == (
+    same = (record.fingerprint, record.submission, set(record.questions), record.seed) == (
         sub.fingerprint,
         sub.name,
         set(questions),
+        seed,
     )
     return record if same else None
 
@@ -567,6 +601,7 @@ def main(
     processes: int | None = None,
     course: Course | None = None,
     only: Mapping[str, Collection[str]] | None = None,
+    seed: int | None = None,
 ) -> int:
     """Grade SUBMISSIONS into OUT. Returns the exit status: 0 when every submission has a row
     (whatever its status), 1 when grading itself failed. Raises :class:`UsageError` for bad
@@ -574,7 +609,11 @@ def main(
 
     ``only`` maps submission names to the questions they are graded on; their other questions
     are not probed and stay empty in the gradebook. ``validate`` grades each known-wrong answer
-    on its own question this way: its other questions run the reference's code."""
+    on its own question this way: its other questions run the reference's code.
+
+    ``seed``: the batch's seed, from which every hidden input is drawn. By default it is drawn
+    afresh for a new OUT and kept in ``OUT/batch.json`` (a resumed batch reuses it), so that an
+    input that leaks once is worth nothing to the next batch; give it to reproduce a batch."""
     from .report import write_feedback, write_report
 
     course = course or load_course()
@@ -602,13 +641,14 @@ def main(
     quiet = (not sys.stderr.isatty()) if quiet is None else quiet
     jobs = max(1, jobs or os.cpu_count() or 1)
     out.mkdir(parents=True, exist_ok=True)
+    seed = batch_seed(out, seed)
     if skipped:  # a warning, not progress: shown even when quiet
         print(f"skipped (not .ipynb or .zip): {', '.join(skipped[:10])}", file=sys.stderr)
 
     records: dict[str, Record] = {}
     todo: list[Submission] = []
     for s in subs:
-        previous = None if regrade else read_record(out, s, s.graded_on(questions))
+        previous = None if regrade else read_record(out, s, s.graded_on(questions), seed)
         if previous is not None:
             records[s.key] = previous
         else:
@@ -619,7 +659,14 @@ def main(
 
     try:
         with Grader(
-            course, a, out, device=device, limits=limits, cpu_devices=cpu_devices, exact_devices=exact_devices
+            course,
+            a,
+            out,
+            device=device,
+            limits=limits,
+            cpu_devices=cpu_devices,
+            exact_devices=exact_devices,
+            seed=seed,
         ) as grader:
             for slot in range(1, jobs + 1):
                 grader._slots.put(slot)
@@ -650,6 +697,19 @@ def main(
     if not quiet:
         print(f"gradebook: {out / 'gradebook.csv'} ({len(subs)} submissions)", file=sys.stderr)
     return 0
+
+
+def batch_seed(out: Path, seed: int | None) -> int:
+    """The seed of the batch in ``out``: ``seed`` if given, else the one ``out/batch.json``
+    recorded, else a fresh random one; recorded there either way."""
+    path = out / "batch.json"
+    if seed is None:
+        try:
+            seed = int(json.loads(path.read_text(encoding="utf-8"))["seed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            seed = secrets.randbits(63)
+    atomic_write(path, json.dumps({"seed": seed}) + "\n")
+    return seed
 
 
 def _progress(total: int, quiet: bool) -> Any:

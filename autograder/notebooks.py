@@ -46,6 +46,8 @@ def parse_notebook(text: str, name: str) -> nbformat.NotebookNode:
         data = json.loads(text)
     except ValueError:
         raise NotebookError(f"{name}: not valid notebook JSON") from None
+    except RecursionError:
+        raise NotebookError(f"{name}: not a Jupyter notebook (its JSON nests too deeply)") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError(f"{name}: not a Jupyter notebook (no cell list)")
     # Imported here, not above: nbformat's validator pulls in ~2 s of jsonschema format

@@ -85,6 +85,10 @@ class Probe:
     gate: bool = False
     """a requirement, not a property: it carries no points, and when it fails the whole
     question scores 0 (forbidden APIs, loops where vectorisation was asked for)"""
+    source: bool = False
+    """reads only source code: our grader runs it in its own process on the submitted cells'
+    text (``sub.<function>`` is a :class:`SourceFunction`), never in the sandbox, whose view
+    of a function's source the submission controls"""
 
     @property
     def id(self) -> str:
@@ -108,17 +112,21 @@ class ProbeSet:
         atol: float | None = None,
         judge: Callable[[dict[str, Any], dict[str, Any]], str | None] | None = None,
         gate: bool = False,
+        source: bool = False,
     ) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., dict[str, Any]]]:
         """Register the decorated ``body(sub, rng)`` as a hidden test of ``question``.
 
-        ``gate=True`` makes it a requirement of the question (see :attr:`Probe.gate`)."""
+        ``gate=True`` makes it a requirement of the question (see :attr:`Probe.gate`);
+        ``source=True`` marks a body that reads only source (see :attr:`Probe.source`)."""
 
         def register(body: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
             doc = (body.__doc__ or body.__name__).strip().splitlines()[0]
             name = body.__name__
             if any(p.question == question and p.name == name for p in self.probes):
                 raise ValueError(f"{self.assignment}: probe {question}.{name} is defined twice")
-            self.probes.append(Probe(question, name, function, doc, body, judge, weight, rtol, atol, gate))
+            self.probes.append(
+                Probe(question, name, function, doc, body, judge, weight, rtol, atol, gate, source)
+            )
             return body
 
         return register
@@ -167,6 +175,39 @@ def score_question(
     return round(earned, 6), failed
 
 
+class SourceFunction:
+    """A notebook function as the grader reads it from the cells' text: never called."""
+
+    def __init__(self, name: str, source: str, imports: dict[str, Any]):
+        self.__name__ = self.__qualname__ = name
+        self.__module__ = "__main__"
+        self.source = source
+        self.__globals__ = imports
+        """the notebook's imports from JAX, NumPy, functools and math, resolved in the grader"""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise ProbeError(f"`{self.__name__}` is read as source by this test, not called")
+
+
+class SourceNamespace:
+    """What a source probe sees as ``sub``: each function of the question as a
+    :class:`SourceFunction`, or the reason the grader cannot read it as a plain ``def``."""
+
+    def __init__(self, entries: dict[str, SourceFunction | str]):
+        self._entries = entries
+
+    def __getattr__(self, name: str) -> SourceFunction:
+        entry = self.__dict__["_entries"].get(name)
+        if entry is None:
+            raise ProbeError(f"`{name}` is not a function of this question")
+        if _isinstance(entry, str):
+            raise ProbeError(f"`{name}` {entry}; write it as a plain `def` in the notebook")
+        return entry
+
+    def has(self, name: str) -> bool:
+        return _isinstance(self._entries.get(name), SourceFunction)
+
+
 class Namespace:
     """Read-only view of a notebook's globals that probes call functions through."""
 
@@ -187,10 +228,16 @@ class Namespace:
         return name in self._env
 
 
+def probe_seed(seed: int, probe_id: str) -> int:
+    """The seed of one probe's inputs, derived from the batch's seed in the grader: a sandbox
+    gets only the seeds of the probes it runs, never the batch's."""
+    digest = hashlib.sha256(f"{seed}:{probe_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
 def probe_rng(seed: int, probe_id: str) -> np.random.Generator:
     """The generator a probe draws its inputs from: the same for student and reference runs."""
-    digest = hashlib.sha256(f"{seed}:{probe_id}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    return np.random.default_rng(probe_seed(seed, probe_id))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,6 +287,9 @@ def flatten_outputs(outputs: Any, prefix: str = "") -> Iterator[tuple[str, Any]]
     """Yield ``(path, leaf)`` for a probe's outputs: dicts, lists and tuples are containers,
     except a list or tuple of plain scalars, which is one JSON leaf."""
     if _isinstance(outputs, dict):
+        if not outputs and prefix:
+            # Would leave no path behind, and a missing path is what a forged result looks like.
+            raise ProbeError("returned an empty dict")
         for k in outputs:
             if not _isinstance(k, str):
                 raise ProbeError("returned a dict with non-string keys")
@@ -303,10 +353,13 @@ class PlainArray:
 # Running probes (beside the submission) and judging them (in the grader).
 
 
-def run_probe(probe: Probe, env: dict[str, Any], seed: int) -> dict[str, Any]:
-    """Run one probe: ``{"ok": True, "meta", "blobs"}`` or ``{"ok": False, "error"}``."""
+def run_probe(probe: Probe, env: dict[str, Any] | Any, seed: int) -> dict[str, Any]:
+    """Run one probe on inputs from ``seed`` (its :func:`probe_seed`): ``{"ok": True, "meta",
+    "blobs"}`` or ``{"ok": False, "error"}``. ``env`` is a notebook's globals, or for a
+    :attr:`Probe.source` probe the namespace of its cells' source."""
     try:
-        outputs = probe.body(Namespace(env), probe_rng(seed, probe.id))
+        sub = env if _isinstance(env, SourceNamespace) else Namespace(env)
+        outputs = probe.body(sub, np.random.default_rng(seed))
         if not _isinstance(outputs, dict):
             raise ProbeError("the probe returned no outputs")
         meta, blobs = encode_outputs(outputs)
@@ -409,6 +462,10 @@ def compare_value(got: Any, want: Any, *, rtol: float | None = None, atol: float
         g, w = got.value, want.value
         if g.shape != w.shape:
             return f"has shape {tuple(g.shape)}, expected {tuple(w.shape)}"
+        if g.dtype != w.dtype and not got.key:
+            # Every question states its dtypes (float32 unless said): a float32 `flatten` of an
+            # int array, or an int `one_hot`, is a wrong answer even where the numbers agree.
+            return f"has dtype {g.dtype}, expected {w.dtype}"
         if w.dtype.kind in "biu" and g.dtype.kind in "biu":
             if not np.array_equal(g, w):
                 return f"has {int(np.sum(g != w))} of {w.size} entries different from the reference"
@@ -463,6 +520,8 @@ def compare_floats(
 def source_of(fn: Any, _seen: set[int] | None = None) -> str:
     """Source of ``fn`` and of the notebook functions it calls by global name, for judges that
     look for forbidden APIs and loops. ``""`` where no source can be found."""
+    if _isinstance(fn, SourceFunction):
+        return fn.source
     seen = _seen if _seen is not None else set()
     fn = _unwrap(fn) if callable(fn) else fn
     if not _isinstance(fn, types.FunctionType) or id(fn) in seen:
@@ -685,8 +744,8 @@ def otter_check(probes: ProbeSet, probe_id: str, env: dict[str, Any], seed: int)
     probe = probes.get(probe_id)
     checks = [probe] if probe.gate else [*(p for p in probes.for_question(probe.question) if p.gate), probe]
     for p in checks:
-        student = decode_run(run_probe(p, env, seed))
-        reference = decode_run(run_probe(p, reference_env(), seed))
+        student = decode_run(run_probe(p, env, probe_seed(seed, p.id)))
+        reference = decode_run(run_probe(p, reference_env(), probe_seed(seed, p.id)))
         problem = judge_probe(p, student, reference)
         if problem is not None:
             raise AssertionError(problem)

@@ -1,15 +1,19 @@
 """The reference run's results, kept between grading runs.
 
-The reference solution runs once per course version and grading environment, not once per
-``--out`` folder. Its probe outputs (plain JSON) and the XLA programs it compiled go into a
-*store* named by a key over everything that could change them: the master, the probes, the probe
-runtime, the job (device, device count, matmul precision), the seed, JAX's version and this host
-(an XLA:CPU program is compiled for the CPU it ran on, and a home folder may be shared between
-machines). A later batch loads the outputs instead of running the reference again, and its
-submissions read the programs instead of compiling them.
+The reference solution runs once per batch seed and grading environment, not once per
+``--out`` folder. A *store* is named by a key over everything that could change what it holds:
+the master, the probes, the probe runtime, the job (device, device count, matmul precision),
+JAX's version and this host (an XLA:CPU program is compiled for the CPU it ran on, and a home
+folder may be shared between machines). It holds:
 
-Only the reference run, the instructor's own code, writes a store. Sandboxes may read its
-``xla/`` folder and nothing else of it: ``reference.json`` holds the expected outputs.
+- ``public-xla/``: the XLA programs compiled by a run of the *student's stub* (the master with
+  its solutions replaced by ``...``) and its probes. Submissions read it, and so skip compiling
+  the notebook's demos and the probes' own array code; it holds nothing a stub could not make.
+- ``reference-xla/``: the programs of the reference solution, read and written only by
+  reference runs. A submission never sees it: a program there *is* the solution.
+- ``reference-<seed>.json``: the probes' outputs on the reference for one batch seed.
+
+Only runs of the instructor's own code write a store.
 
 Stores live in the user's cache folder, or under ``$AUTOGRADER_CACHE_DIR``. A store unused for
 :data:`STORE_TTL_DAYS` days is deleted when another one is made; deleting any by hand is safe.
@@ -81,12 +85,20 @@ class Store:
     path: Path
 
     @property
-    def xla(self) -> Path:
-        return self.path / "xla"
+    def public_xla(self) -> Path:
+        return self.path / "public-xla"
 
     @property
-    def outputs_file(self) -> Path:
-        return self.path / "reference.json"
+    def public_warmed(self) -> Path:
+        """Exists once the stub's run has filled :attr:`public_xla`."""
+        return self.path / "public-xla.done"
+
+    @property
+    def reference_xla(self) -> Path:
+        return self.path / "reference-xla"
+
+    def outputs_file(self, seed: int) -> Path:
+        return self.path / f"reference-{seed}.json"
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -100,10 +112,10 @@ class Store:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def load(self) -> dict[str, dict[str, Any]] | None:
-        """Every probe's decoded reference outcome, or ``None`` if missing or damaged."""
+    def load(self, seed: int) -> dict[str, dict[str, Any]] | None:
+        """Every probe's decoded reference outcome for ``seed``, or ``None`` if missing or damaged."""
         try:
-            data = json.loads(self.outputs_file.read_text(encoding="utf-8"))
+            data = json.loads(self.outputs_file(seed).read_text(encoding="utf-8"))
             outputs = {
                 pid: {
                     "ok": True,
@@ -121,7 +133,7 @@ class Store:
         """Mark the store as used now, so that :func:`prune` keeps it."""
         os.utime(self.path)
 
-    def save(self, outcome: RunOutcome) -> None:
+    def save(self, outcome: RunOutcome, seed: int) -> None:
         """Keep the outputs of a reference run that passed every probe."""
         from .grade import atomic_write
 
@@ -136,7 +148,7 @@ class Store:
                 "meta": meta,
                 "blobs": {k: base64.b64encode(b).decode() for k, b in blobs.items()},
             }
-        atomic_write(self.outputs_file, json.dumps(results, sort_keys=True))
+        atomic_write(self.outputs_file(seed), json.dumps(results, sort_keys=True))
 
 
 def prune(root: Path, *, keep: Path, now: float | None = None) -> list[Path]:

@@ -104,6 +104,9 @@ def report_html(records: list[Record], assignment: Assignment, questions: list[s
         if records
         else "<p>No submissions.</p>"
     )
+    lacked = sorted({n for r in records for n in r.notes if n.startswith("the sandbox lacked: ")})
+    if lacked:  # a protection this machine could not give: the instructor must know
+        summary += "".join(f"<p><strong>Warning:</strong> {e(n)}.</p>" for n in lacked)
     body = (
         f"<h1>{e(assignment.id)}: class report</h1>{summary}"
         f"<table><tr><th>status</th><th>submissions</th></tr>{status_rows}</table>"

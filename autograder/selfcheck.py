@@ -20,7 +20,7 @@ import nbformat
 from .config import load_course
 from .execution import compile_cell, fake_otter, load_probes, new_namespace, stub_source
 from .notebooks import code_cells, insert_after_definition, is_test_cell, master_questions
-from .probing import Probe, ProbeSet, decode_run, judge_probe, run_probe, score_question
+from .probing import Probe, ProbeSet, decode_run, judge_probe, probe_seed, run_probe, score_question
 
 
 def run_cells(cells: list[str]) -> tuple[dict[str, Any], list[str]]:
@@ -36,7 +36,9 @@ def run_cells(cells: list[str]) -> tuple[dict[str, Any], list[str]]:
 
 
 def score(probes: list[Probe], env: dict[str, Any], ref: dict[str, Any], seed: int) -> dict[str, str | None]:
-    return {p.id: judge_probe(p, decode_run(run_probe(p, env, seed)), ref[p.id]) for p in probes}
+    return {
+        p.id: judge_probe(p, decode_run(run_probe(p, env, probe_seed(seed, p.id))), ref[p.id]) for p in probes
+    }
 
 
 def question_scores(
@@ -71,13 +73,13 @@ def main(argv: list[str] | None = None) -> int:
     selected = [p for p in probes.probes if not args.question or p.question == args.question]
     ref: dict[str, Any] = {}
     for p in selected:
-        r1 = decode_run(run_probe(p, ref_env, seed))
+        r1 = decode_run(run_probe(p, ref_env, probe_seed(seed, p.id)))
         ref[p.id] = r1
         if not r1["ok"]:
             print(f"REFERENCE FAILS {p.id}: {r1['error']}")
             ok = False
             continue
-        problem = judge_probe(p, decode_run(run_probe(p, ref_env, seed)), r1)
+        problem = judge_probe(p, decode_run(run_probe(p, ref_env, probe_seed(seed, p.id))), r1)
         if problem:
             print(f"REFERENCE NOT DETERMINISTIC {p.id}: {problem}")
             ok = False

@@ -14,9 +14,10 @@ import os
 import re
 import stat
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .config import Assignment, Course, Uploads
 from .notebooks import NotebookError, code_cells, defined_names, parse_notebook
@@ -90,14 +91,14 @@ def collect(path: Path, assignment: Assignment, course: Course) -> tuple[list[Su
         for entry in sorted(os.listdir(path)):
             name = display_name(entry)
             if entry.lower().endswith((".ipynb", ".zip")):
-                subs.append(reader.from_entry(path / entry, name))
+                subs.append(reader.guarded(reader.from_entry, path / entry, name))
             else:
                 skipped.append(name)
         return _unique(subs), skipped
     if not stat.S_ISREG(st.st_mode):
         raise UsageError(f"{path}: not a notebook, a folder or a zip")
     if path.suffix.lower() == ".ipynb":
-        return [reader.from_entry(path, display_name(path.name))], []
+        return [reader.guarded(reader.from_entry, path, display_name(path.name))], []
     if path.suffix.lower() == ".zip":
         return reader.from_batch_zip(path, uploads)
     raise UsageError(f"{path}: not a notebook (.ipynb), a folder or a zip")
@@ -108,6 +109,14 @@ class _Reader:
         self.assignment = assignment
         self.course = course
         self.uploads = course.grading.uploads
+
+    def guarded(self, read: Callable[[Any, str], Submission], source: Any, name: str) -> Submission:
+        """``read(source, name)``, or an ``invalid`` row when reading it fails in a way nobody
+        foresaw (a parser's recursion limit, a library's bug): one file never stops the batch."""
+        try:
+            return read(source, name)
+        except Exception as e:  # noqa: BLE001 - this one entry is unreadable; the batch goes on
+            return self.invalid(name, f"cannot be read as a notebook ({type(e).__name__})")
 
     def invalid(self, name: str, problem: str, data: bytes = b"") -> Submission:
         return Submission(name, safe_key(name), hashlib.sha256(data).hexdigest(), problem=problem)
@@ -278,7 +287,7 @@ class _Reader:
             if isinstance(content, str):
                 subs.append(self.invalid(name, content))
                 continue
-            subs.append(self.from_bytes(name, content))
+            subs.append(self.guarded(self.from_bytes, name, content))
         return _unique(subs), skipped
 
 

@@ -243,10 +243,10 @@ def validate_assignment(
     exact_devices: bool = False,
     known_wrong: Collection[str] | None = None,
 ) -> list[Check]:
-    """Every check of one assignment. With ``workdir``, the fresh build (``build/``, otter zip
-    included) and release, the submissions (``submissions/``) and the grader's output
-    (``out/``) are kept there, so that tests can look at the same grading run (the otter
-    parity test does). ``exact_devices``: see :class:`autograder.grade.Grader`.
+    """Every check of one assignment. With ``workdir``, the fresh build (``build/``, Gradescope
+    zip included) and release, the submissions (``submissions/``) and the grader's output
+    (``out/``) are kept there, so that tests can look at the same grading run (the Gradescope
+    zip test does). ``exact_devices``: see :class:`autograder.grade.Grader`.
     ``known_wrong``: grade only these known-wrong answers (file stems under
     ``tests/mutants/<id>/``); the count checks then fail, so use it only where they are not
     the point."""

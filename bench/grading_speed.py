@@ -6,8 +6,8 @@ Takes the reference, the stub and known-wrong answers of every assignment (at le
 submissions), then prints:
 
 1. per-submission median of our grader (warm: zygote up, reference cached; one job) and of
-   `otter run` with the built autograder zip, one by one, after checking both give the same
-   scores; target ratio <= 0.2;
+   `otter run` with otter's own autograder zip (:func:`otter_zip`, built here for the
+   comparison only), one by one, after checking both give the same scores; target ratio <= 0.2;
 2. throughput of `grade --jobs 2` over `--jobs 1` on the whole set, reference run done
    beforehand (it is serial and once per batch); target >= 1.8 on 2 cores;
 3. our per-submission median over executing the same notebook bare in a fresh Python
@@ -85,7 +85,7 @@ def ours_one_by_one(folders: dict[str, Path], out: Path) -> dict[tuple[str, str]
     for aid, folder in folders.items():
         a = course.assignment(aid)
         subs, _ = collect(folder, a, course)
-        with Grader(course, a, out / aid) as g:
+        with Grader(course, a, out / aid, seed=course.grading.seed) as g:
             g._slots.put(1)
             g.reference()
             for s in subs:
@@ -95,12 +95,33 @@ def ours_one_by_one(folders: dict[str, Path], out: Path) -> dict[tuple[str, str]
     return times
 
 
+def otter_zip(aid: str, work: Path) -> Path:
+    """Otter's own autograder zip for ``aid``: a hidden test cell per probe, run by
+    ``autograder.probing.otter_check`` in the student's kernel beside a reference module. For
+    timing `otter run` only: it hands the solution to the student's kernel, which is why `build`
+    ships the sandboxed Gradescope zip instead."""
+    course = load_course()
+    a = course.assignment(aid)
+    nb, hidden = build.load_sources(a)
+    (work / "autograder").mkdir(parents=True)
+    (work / "autograder" / "__init__.py").write_text('"""Hidden-test support for the otter autograder."""\n')
+    shutil.copy(ROOT / "autograder" / "probing.py", work / "autograder" / "probing.py")
+    shutil.copy(a.probes_file, work / "hidden_probes.py")
+    (work / "reference_solution.py").write_text(build.reference_module(nb, a))
+    shutil.copy(ROOT / "requirements" / "autograder.txt", work / "requirements.txt")
+    master = work / a.notebook
+    build.write_notebook(build.autograder_master(a, nb, hidden, course.grading.seed), master)
+    build._otter_assign(master, work / "dist")
+    (zip_path,) = (work / "dist" / "autograder").glob("*.zip")
+    return zip_path
+
+
 def otter_one_by_one(
     folders: dict[str, Path], tmp: Path, limit: int
 ) -> dict[tuple[str, str], tuple[float, dict]]:
     times = {}
     for aid, folder in folders.items():
-        zip_path = tmp / "build" / aid / f"{aid}-autograder.zip"
+        zip_path = otter_zip(aid, tmp / "otter-zip" / aid)
         for nb in sorted(folder.iterdir())[:limit]:
             out = tmp / "otter" / aid / nb.stem
             out.mkdir(parents=True)

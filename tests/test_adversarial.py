@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -22,11 +24,12 @@ from autograder.validate import graded_cells
 
 pytestmark = pytest.mark.assignment("01-broadcasting")
 
-# Defines a wrong `outer` when `LEAK` is true: a sandbox escape costs visible points.
+# Ends the notebook when `LEAK` is true: a sandbox escape shows as a `crashed` row with lost
+# points. (It does not rebind `outer`: a function rebound at run time fails its source gate.)
 BETRAY = """
 if LEAK:
-    def outer(x, y):
-        return x[:, None] * y[None, :] + 1.0
+    import sys
+    sys.exit("leaked")
 """
 
 SECRETS = [
@@ -36,8 +39,8 @@ SECRETS = [
     str(ROOT / "course.yml"),
 ]
 
-ATTACKS: dict[str, tuple[str, str, str]] = {
-    # name: (cell, expected status, expected score: "full" | "zero" | "q2-lost")
+ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
+    # name: (cell, expected status, expected score: "full" | "zero" | "qN-lost")
     "replace_jnp_allclose": (
         "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
         "tampered",
@@ -98,8 +101,13 @@ ATTACKS: dict[str, tuple[str, str, str]] = {
     "infinite_loop_in_function": ("def outer(x, y):\n    while True:\n        pass", "timeout", "q2-lost"),
     "sleep_forever": ("import time\ntime.sleep(10_000)", "timeout", "zero"),
     "memory_bomb": ("import numpy as np\nhog = np.ones((40_000, 40_000))", "memory", "zero"),
-    # The process limit stops the bomb from growing; it never ends, so the cell times out.
-    "fork_bomb": ("import os\nwhile True:\n    os.fork()", "timeout", "zero"),
+    # The process limit stops the bomb from growing: the cell never ends (timeout), or it ends
+    # when fork fails and XLA then finds no thread to start (crashed). Never full marks.
+    "fork_bomb": (
+        "import os\nwhile True:\n    os.fork()",
+        ("timeout", "crashed"),
+        "not-full",
+    ),
     "segfault": ("import ctypes\nctypes.string_at(0)", "crashed", "zero"),
     "os_exit": ("import os\nos._exit(0)", "crashed", "zero"),
     "sys_exit": ("import sys\nsys.exit(0)", "crashed", "zero"),
@@ -187,6 +195,182 @@ ATTACKS: dict[str, tuple[str, str, str]] = {
         "graded",
         "full",
     ),
+    # -- The result channel: what the probe runner looks up at call time, and its frames. ------
+    "forge_probe_runner": (
+        "import sys, jax.numpy as jnp\n"
+        "def outer(x, y):\n    return jnp.outer(x, y)\n"
+        "child = sys.modules['autograder.sandbox.child']\nreal = child.run_probe\n"
+        "def forged(probe, env, seed):\n    if probe.gate:\n"
+        "        src = 'def outer(x, y):\\n    return x[:, None] * y[None, :]\\n'\n"
+        "        return {'ok': True, 'meta': {'source': {'json': src}, 'module': {'json': '__main__'}},"
+        " 'blobs': {}}\n    return real(probe, env, seed)\n"
+        "child.run_probe = forged",
+        "tampered",
+        "zero",
+    ),
+    "forge_connection_class": (
+        "import multiprocessing.connection as mc, json\nreal = mc.Connection.send_bytes\n"
+        "def send(self, data, *a):\n    try:\n        msg = json.loads(data)\n"
+        "        if msg.get('event') == 'result':\n            msg = {**msg, 'ok': False, 'error': 'x'}\n"
+        "            data = json.dumps(msg).encode()\n    except Exception:\n        pass\n"
+        "    return real(self, data, *a)\nmc.Connection.send_bytes = send",
+        "tampered",
+        "zero",
+    ),
+    "hide_evidence_through_frames": (
+        "import sys, jax.numpy as jnp\n"
+        "def outer(x, y):\n    f = sys._getframe()\n    while f is not None:\n"
+        "        for name in ('tampered', 'snap'):\n            v = f.f_locals.get(name)\n"
+        "            if isinstance(v, list):\n                v.clear()\n"
+        "            if isinstance(v, dict):\n                v.clear()\n        f = f.f_back\n"
+        "    jnp.allclose = lambda *a, **k: True\n    return x[:, None] * y[None, :]",
+        "tampered",
+        "zero",
+    ),
+    "trace_the_grader": (
+        "import sys\ndef tracer(frame, event, arg):\n    return None\nsys.settrace(tracer)",
+        "tampered",
+        "zero",
+    ),
+    "answer_for_the_probe_runner": (
+        "import os, stat, json\n"
+        "def outer(x, y):\n    for fd in range(3, 64):\n        try:\n"
+        "            if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+        "                msg = json.dumps({'event': 'done'}).encode()\n"
+        "                os.write(fd, len(msg).to_bytes(4, 'big') + msg)\n        except OSError:\n"
+        "            pass\n    return x[:, None] * y[None, :]",
+        "tampered",
+        "zero",
+    ),
+    # A forged "done" after the gate, or results the grader did not ask for, must not pass.
+    "seed_in_the_sandbox": (
+        "import gc\n"
+        "def _found():\n    objs = gc.get_objects()\n"
+        "    return bool(list(filter(lambda o: isinstance(o, dict) and o.get('seed') == SEED, objs)))\n"
+        "def outer(x, y):\n    if _found():\n        raise SystemExit('leaked')\n"
+        "    return x[:, None] * y[None, :]",
+        "graded",
+        "full",
+    ),
+    # -- Source gates read the submitted cells, not what the sandbox says a function is. A
+    # notebook that rewrites functions at run time (`__wrapped__`, `exec`) fails every gate. --
+    "gate_partial_of_library": (
+        "import functools, jax.numpy as jnp\nouter = functools.partial(jnp.outer)",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_wrapped_decoy": (
+        "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.outer(x, y)\n"
+        "def _decoy(x, y):\n    return x[:, None] * y[None, :]\nouter.__wrapped__ = _decoy",
+        "graded",
+        "zero",
+    ),
+    "gate_callable_object": (
+        "import jax.numpy as jnp\nclass Outer:\n    def __call__(self, x, y):\n"
+        "        return jnp.outer(x, y)\nouter = Outer()",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_decorator_swaps_function": (
+        "import jax.numpy as jnp\ndef plain(f):\n    return jnp.outer\n"
+        "@plain\ndef outer(x, y):\n    return x[:, None] * y[None, :]",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_rebound_later": (
+        "import jax.numpy as jnp\ndef outer(x, y):\n    return x[:, None] * y[None, :]\n"
+        "if True:\n    outer = jnp.outer",
+        "graded",
+        "q2-lost",
+    ),
+    # -- Privilege: no root, no capabilities, no network, nothing left behind. ----------------
+    "read_shadow": (
+        "LEAK = False\ntry:\n    open('/etc/shadow').read(1)\n    LEAK = True\n"
+        f"except OSError:\n    pass\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "has_capabilities_or_root": (
+        "import os\nstatus = open('/proc/self/status').read()\n"
+        "eff = [l for l in status.splitlines() if l.startswith('CapEff:')][0].split()[1]\n"
+        "nnp = [l for l in status.splitlines() if l.startswith('NoNewPrivs:')][0].split()[1]\n"
+        f"LEAK = os.getuid() == 0 or int(eff, 16) != 0 or nnp != '1'\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "immutable_scratch_file": (
+        "import fcntl, os, struct\nopen('stuck', 'w').close()\nos.makedirs('locked/inner')\n"
+        "fd = os.open('stuck', os.O_RDONLY)\ntry:\n"
+        "    fcntl.ioctl(fd, 0x40086602, struct.pack('l', 0x10))\nexcept OSError:\n    pass\n"
+        "os.chmod('locked', 0)",
+        "graded",
+        "full",
+    ),
+    "raw_and_udp_sockets": (
+        "import socket\nLEAK = False\n"
+        "for kind, proto in ((socket.SOCK_RAW, socket.IPPROTO_ICMP), (socket.SOCK_DGRAM, 0)):\n"
+        "    try:\n        s = socket.socket(socket.AF_INET, kind, proto)\n"
+        "        s.sendto(b'x', ('127.0.0.1', UDP_PORT))\n        LEAK = True\n"
+        f"    except OSError:\n        pass\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "grader_environment": (
+        f"import os\nLEAK = 'AUTOGRADER_TEST_SECRET' in open('/proc/self/environ').read() or "
+        f"'AUTOGRADER_TEST_SECRET' in os.environ\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "dev_shm": (
+        "LEAK = False\ntry:\n    with open('/dev/shm/hog', 'wb') as f:\n        f.write(b'x' * 2**20)\n"
+        f"    LEAK = True\nexcept OSError:\n    pass\n{BETRAY}",
+        "graded",
+        "full",
+    ),
+    "setsid_grandchild": (
+        "import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+        "        os.execv('/bin/sleep', ['sleep', '31337'])\n    os._exit(0)",
+        "graded",
+        "full",
+    ),
+    # -- The judge checks what the question states: a float32 one_hot, not an int one. --------
+    "one_hot_wrong_dtype": (
+        "import jax.numpy as jnp\ndef one_hot(labels, num_classes):\n"
+        "    return (labels[..., None] == jnp.arange(num_classes)).astype(jnp.int32)",
+        "graded",
+        "q6-lost",
+    ),
+    # -- Sizes: what a sandbox sends is capped before the grader decodes it. -------------------
+    "flood_of_results": (
+        "import os, stat, json, numpy as np\n"
+        "def outer(x, y):\n    blob = b'\\x00' * (40 * 2**20)\n    for fd in range(3, 64):\n        try:\n"
+        "            if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+        "                os.write(fd, len(blob).to_bytes(4, 'big') + blob)\n        except OSError:\n"
+        "            pass\n    return x[:, None] * y[None, :]",
+        "tampered",
+        "zero",
+    ),
+    "huge_evidence": (
+        "import os, stat, json\n"
+        "msg = json.dumps({'event': 'executed', 'tampered': ['x' * 5_000_000]}).encode()\n"
+        "for fd in range(3, 64):\n    try:\n        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+        "            os.write(fd, len(msg).to_bytes(4, 'big') + msg)\n    except OSError:\n        pass",
+        "tampered",
+        "zero",
+    ),
+    # The programs a submission may read are compiled from public code (the stub), never the
+    # reference's own: those would let a stub call the solution.
+    "read_reference_programs": (
+        "import jax\nfrom pathlib import Path\ncache = jax.config.jax_compilation_cache_dir\n"
+        "LEAK = not cache  # no cache to attack: this attack tested nothing\n"
+        "if cache:\n    for d in [Path(cache), *Path(cache).parent.iterdir()]:\n"
+        "        if 'public' in d.name or not d.is_dir():\n            continue\n"
+        "        for f in d.rglob('*'):\n            try:\n                f.read_bytes()[:1]\n"
+        "                LEAK = True\n            except OSError:\n                pass\n"
+        f"{BETRAY}",
+        "graded",
+        "full",
+    ),
     "huge_output_array": (
         "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.ones((60_000, 60_000))",
         "memory",
@@ -195,8 +379,23 @@ ATTACKS: dict[str, tuple[str, str, str]] = {
 }
 
 
+SEED = 424242  # the batch's seed: an attack that finds it in the sandbox loses q2
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], Path]:
+def udp_listener() -> Iterator[socket.socket]:
+    """Where an escaped datagram would land: a real listener, so the network attack is not vacuous."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    s.setblocking(False)
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
+def graded(
+    tmp_path_factory: pytest.TempPathFactory, udp_listener: socket.socket
+) -> tuple[dict[str, dict], Path]:
     from autograder import build
 
     course = load_course()
@@ -210,11 +409,14 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], P
     subs = tmp / "subs"
     subs.mkdir()
     nbformat.write(reference, subs / "control.ipynb")
+    port = udp_listener.getsockname()[1]
     for name, (cell, _, _) in ATTACKS.items():
         nb = nbformat.from_dict(json.loads(json.dumps(reference)))
+        cell = cell.replace("UDP_PORT", str(port)).replace("== SEED", f"== {SEED}")
         nb.cells.append(nbformat.v4.new_code_cell(cell))
         nbformat.write(nb, subs / f"{name}.ipynb")
     out = tmp / "out"
+    os.environ["AUTOGRADER_TEST_SECRET"] = "hunter2"  # a grader secret no sandbox may see
     status = grade.main(
         assignment=a.id,
         submissions=subs,
@@ -225,7 +427,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], P
         submission_seconds=60,
         memory_mb=1536,
         course=course,
+        seed=SEED,
     )
+    os.environ.pop("AUTOGRADER_TEST_SECRET")
     assert status == 0
     results = {
         p.name.removesuffix(".ipynb.json"): json.loads(p.read_text())
@@ -246,14 +450,17 @@ def test_attack_costs_only_its_own_points(graded: tuple[dict[str, dict], Path], 
     control = results["control"]["extra_data"]
     assert control["status"] == "graded"
     assert sum(control["questions"].values()) == control["possible"]
-    assert row["status"] == status, results[name]["output"]
+    assert row["status"] in ((status,) if isinstance(status, str) else status), results[name]["output"]
     total = sum(row["questions"].values())
-    if score == "full":
+    if score == "not-full":
+        assert total < row["possible"]
+    elif score == "full":
         assert total == row["possible"], results[name]["output"]
     elif score == "zero":
         assert total == 0
     else:
-        assert row["questions"]["q2"] == 0
+        lost = score.removesuffix("-lost")
+        assert row["questions"][lost] == 0, results[name]["output"]
         assert 0 < total < row["possible"], results[name]["output"]
     message = results[name]["output"]
     assert "Traceback" not in message and len(message) < 600
@@ -279,3 +486,44 @@ def test_nothing_outlives_the_batch(graded: tuple[dict[str, dict], Path]) -> Non
     mine = {sandbox_uid(slot) for slot in range(8)}
     ps = subprocess.run(["ps", "-eo", "uid="], capture_output=True, text=True).stdout.split()
     assert not [u for u in ps if int(u) in mine]
+
+
+def test_no_datagram_left_the_sandbox(
+    graded: tuple[dict[str, dict], Path], udp_listener: socket.socket
+) -> None:
+    """Checked at the receiving end, not by the attacking cell's own account of it."""
+    with pytest.raises(BlockingIOError):
+        udp_listener.recvfrom(16)
+
+
+def test_no_descendant_outlives_its_sandbox(graded: tuple[dict[str, dict], Path]) -> None:
+    ps = subprocess.run(["ps", "-eo", "args="], capture_output=True, text=True).stdout.splitlines()
+    assert not [p for p in ps if p.strip() == "sleep 31337"]
+
+
+def test_nothing_left_in_dev_shm(graded: tuple[dict[str, dict], Path]) -> None:
+    assert not Path("/dev/shm/hog").exists()
+
+
+def test_rows_record_the_batch_seed(graded: tuple[dict[str, dict], Path]) -> None:
+    results, out = graded
+    assert {r["extra_data"]["seed"] for r in results.values()} == {SEED}
+    assert json.loads((out / "batch.json").read_text())["seed"] == SEED
+
+
+def test_no_row_is_the_graders_fault(graded: tuple[dict[str, dict], Path]) -> None:
+    """A sandbox that locked or made immutable its scratch files costs later runs in its slot
+    nothing."""
+    results, _ = graded
+    assert not [n for n, r in results.items() if r["extra_data"]["status"] == "error"]
+
+
+def test_gradebook_cells_are_never_formulas(tmp_path: Path) -> None:
+    record = grade.Record(
+        '=HYPERLINK("http://x").ipynb', "k", "f", "graded", "+1 -2", {"q1": 1.0}, 2.0, [], [], 1
+    )
+    grade.write_gradebook(tmp_path / "g.csv", [record], ["q1"])
+    import csv
+
+    (row,) = list(csv.reader((tmp_path / "g.csv").open()))[1:]
+    assert row[0].startswith("'=") and row[-1].startswith("'+")

@@ -35,6 +35,8 @@ def test_demo_gradebook_matches_the_golden_file(tmp_path: Path) -> None:
             "--out",
             str(tmp_path),
             "--quiet",
+            "--seed",
+            "20261123",  # the demo's seed (Makefile): the golden file names hidden inputs' shapes
         ],
         cwd=ROOT,
         capture_output=True,

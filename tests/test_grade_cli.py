@@ -18,6 +18,7 @@ from autograder.config import ROOT, load_course
 
 pytestmark = pytest.mark.assignment("01-broadcasting")
 A = "01-broadcasting"
+SEED = 20261123  # a fixed batch seed: the reference runs once for every test here
 
 
 def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -51,7 +52,7 @@ def graded(
     batch: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("out")
-    return out, cli("grade", A, str(batch), "--out", str(out), "--jobs", "2")
+    return out, cli("grade", A, str(batch), "--out", str(out), "--jobs", "2", "--seed", str(SEED))
 
 
 def rows(out: Path) -> list[dict[str, str]]:
@@ -165,10 +166,20 @@ def test_a_new_out_folder_reuses_the_reference_store(
 
     monkeypatch.setattr(grade.Grader, "_run_reference", no_second_run)
     out = tmp_path / "out"
-    assert grade.main(assignment=A, submissions=batch / "alice.ipynb", out=out, quiet=True) == 0
+    assert grade.main(assignment=A, submissions=batch / "alice.ipynb", out=out, quiet=True, seed=SEED) == 0
     (row,) = rows(out)
     assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
-    assert not list(out.glob(".cache/*/reference.json"))  # the store is not under --out
+    assert not list(out.glob(".cache/*/reference-*.json"))  # the store is not under --out
+
+
+def test_each_new_batch_draws_its_own_seed_and_a_resumed_one_keeps_it(batch: Path, tmp_path: Path) -> None:
+    """Hidden inputs that leak once are worth nothing to the next batch; `--seed` reproduces one."""
+    from autograder import grade
+
+    seeds = [grade.batch_seed(tmp_path / name, None) for name in ("a", "b")]
+    assert seeds[0] != seeds[1]
+    assert grade.batch_seed(tmp_path / "a", None) == seeds[0]  # resumed: the recorded seed
+    assert grade.batch_seed(tmp_path / "c", 5) == 5
 
 
 def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_path: Path) -> None:
@@ -197,7 +208,7 @@ def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_p
     assert proc.returncode == 0, proc.stderr
     (row,) = rows(out)
     assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
-    assert list(out.glob(".cache/*/reference.json"))
+    assert list(out.glob(".cache/*/reference-*.json"))
 
 
 def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path) -> None:
@@ -261,7 +272,8 @@ def test_submissions_import_the_standard_library_wherever_out_is(batch: Path) ->
         nb.cells.append(
             nbformat.v4.new_code_cell(
                 "try:\n    import statistics, fractions, difflib\nexcept ImportError:\n"
-                "    def outer(x, y):  # costs q2 its points when the import fails\n        return x"
+                "    import sys  # ends the notebook (a crashed row) when the import fails\n"
+                "    sys.exit('no standard library')"
             )
         )
         nbformat.write(nb, out / "stdlib.ipynb")

@@ -127,6 +127,13 @@ CASES: list[tuple[str, bytes, str | None]] = [
         zip_bytes({"broadcasting.ipynb": GOOD.encode(), ".OTTER_LOG": b"\x80\x04cposix\nsystem\n"}),
         None,
     ),
+    # Nests past the JSON parser's recursion limit: once an internal error that stopped the class.
+    ("deep.ipynb", b"[" * 100_000 + b"]" * 100_000, "is not a Jupyter notebook (its JSON nests too deeply)"),
+    (
+        "deep-in-zip.zip",
+        zip_bytes({"broadcasting.ipynb": b'{"cells": ' + b"[" * 3_000 + b"]" * 3_000 + b"}"}),
+        "is not a Jupyter notebook (its JSON nests too deeply)",
+    ),
     (
         "corrupt-in-zip.zip",
         zip_bytes({"broadcasting.ipynb": b"{nope"}),

@@ -24,16 +24,17 @@ def test_outputs_round_trip_and_a_damaged_file_reads_as_missing(tmp_path: Path) 
             "q1.shape": {"ok": True, "outputs": {"shape": [2, 3]}},
         }
     )
-    assert store.load() is None
-    store.save(outcome)
-    loaded = store.load()
+    assert store.load(7) is None
+    store.save(outcome, 7)
+    assert store.load(8) is None  # outputs are per batch seed
+    loaded = store.load(7)
     assert loaded is not None and set(loaded) == {"q2.values", "q2.keys", "q1.shape"}
     values = loaded["q2.values"]["outputs"][""]
     assert values.value.dtype == np.float32 and values.value.tolist() == list(range(6))
     assert loaded["q2.keys"]["outputs"]["k"].key is True
     assert loaded["q1.shape"]["outputs"]["shape"] == [2, 3]
-    store.outputs_file.write_text('{"q1.shape": {"meta": 3}}')
-    assert store.load() is None
+    store.outputs_file(7).write_text('{"q1.shape": {"meta": 3}}')
+    assert store.load(7) is None
 
 
 def test_the_key_names_the_host(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,10 @@ data: JSON frames, with probe outputs as ``.npy`` bytes. It never sees the refer
 
 Messages it sends, in order (one JSON object per frame; ``blobs`` frames follow a result):
 ``ready`` → ``cell`` (i) [``cell_error``] ... → ``exit`` (sys.exit called) | ``executed`` →
-``probe`` (id) → ``result`` ... → ``done``.
+``loaded`` → (one ``result`` per request the grader sends, carrying its nonce) ... → ``done``.
+``tampered`` (evidence) may come at any point. The grader asks for one probe at a time and
+accepts only the answer to the question it asked: which probes run, and in which order, is its
+decision, not the sandbox's.
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ..execution import compile_cell, fake_otter, new_namespace
-from ..probing import ProbeSet, describe_exception, run_probe
+from ..probing import describe_exception, run_probe
 from ..reference import compilation_cache_settings
-from . import integrity, limits
+from . import integrity, limits, privileges
 
 MAX_FRAME = 64 * 2**20
 _dumps = json.dumps  # captured before student code can replace it
@@ -100,43 +103,82 @@ def _send(conn: Connection, message: dict[str, Any], blobs: dict[str, bytes] | N
         conn.send_bytes((blobs or {})[name])
 
 
+def _SEND_RAW(conn: Connection, message: dict[str, Any]) -> None:  # noqa: N802 - a constant
+    """The last word of a sandbox whose own code was tampered with: no helper it may have lost."""
+    conn.send_bytes(_dumps(message).encode())
+
+
 def _run(conn: Connection, request: dict[str, Any]) -> None:
     global _MAIN_PID
     _MAIN_PID = os.getpid()
     os.setsid()
+    privileges.set_subreaper()
     job = json.loads(conn.recv_bytes(MAX_FRAME))
     box = Path(request["box"])
-    box.mkdir(parents=True, exist_ok=True)
+    uid = request.get("uid")
+    if uid is not None:
+        os.chown(box, uid, uid)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     out = os.open(box / "output.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if uid is not None:
+        os.fchown(out, uid, uid)
     os.dup2(out, 1)
     os.dup2(out, 2)
     os.chdir(box)
+    allowed = privileges.allowed_environment(dict(os.environ))
+    os.environ.clear()
+    os.environ.update(allowed)
     for var in ("HOME", "TMPDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME"):
         os.environ[var] = str(box)
     os.environ["MPLBACKEND"] = "Agg"
     sandbox_limits = limits.SandboxLimits(**job["limits"])
     cache = job.get("compilation_cache")
-    abi = limits.apply(
-        sandbox_limits,
-        box,
-        request.get("uid"),
-        job["device"],
-        shared_read=[cache] if cache and not job.get("cache_writes") else [],
-        shared_write=[cache] if cache and job.get("cache_writes") else [],
+    shared_read = [cache] if cache and not job.get("cache_writes") else []
+    shared_write = [cache] if cache and job.get("cache_writes") else []
+    confined = privileges.confine(
+        uid=uid,
+        needed=[Path(p) for p in (*limits.readable_roots(), box, *shared_read, *shared_write)],
+        hidden=[Path(p) for p in job.get("hidden", [])],
     )
+    abi = limits.apply(sandbox_limits, box, job["device"], shared_read=shared_read, shared_write=shared_write)
     _configure_jax(job)
     sys.modules["otter"] = fake_otter()
     writer = _CappedWriter(1, sandbox_limits.output_mb * 2**20)
     sys.stdout = sys.stderr = writer  # type: ignore[assignment]
+    missing = list(confined.missing) + ([] if abi else ["Landlock (file and TCP confinement)"])
     snap = integrity.snapshot()
-    _send(conn, {"event": "ready", "landlock": abi})
+    # Bound to locals before student code runs: replacing the module attributes (or their code
+    # objects) later changes nothing in this frame, which keeps its own references.
+    send, check, recv, loads = _send, _check, conn.recv_bytes, json.loads
+    gettrace, getprofile, unguarded, raw, leave = (
+        sys.gettrace,
+        sys.getprofile,
+        integrity.unguarded,
+        _SEND_RAW,
+        os._exit,
+    )
+
+    def intact() -> bool:
+        """The sandbox's own code is as it was; if not, say so and stop."""
+        found = unguarded(guarded)
+        if gettrace() is not None or getprofile() is not None:
+            found.append("installed a trace or profile function")
+        if found:
+            try:
+                raw(conn, {"event": "tampered", "evidence": found[:5]})
+            finally:
+                leave(0)
+        return True
+
+    guarded = integrity.guard(
+        send, check, run_probe, raw, intact, integrity.changes, integrity.restore, integrity.snapshot
+    )
+    send(conn, {"event": "ready", "landlock": abi, "uid": confined.uid, "missing": missing})
 
     env = new_namespace()
-    tampered: list[str] = []
     for i, source in enumerate(job["cells"]):
-        _send(conn, {"event": "cell", "index": i})
+        send(conn, {"event": "cell", "index": i})
         try:
             code = compile_cell(source, i)
             exec(code, env)  # noqa: S102 - this process exists to run untrusted code
@@ -145,41 +187,52 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         except SystemExit as e:
             if os.getpid() != _MAIN_PID:
                 os._exit(0)
-            _send(conn, {"event": "exit", "index": i, "code": str(e.code)[:50]})
+            intact()
+            send(conn, {"event": "exit", "index": i, "code": str(e.code)[:50]})
             return
         except BaseException as e:  # noqa: BLE001
             if os.getpid() != _MAIN_PID:
                 os._exit(0)
-            _check(snap, tampered)
-            _send(conn, {"event": "cell_error", "index": i, "error": describe_exception(e)})
-        _check(snap, tampered)
-    _send(conn, {"event": "executed", "tampered": tampered})
+            intact() and check(snap, conn)
+            send(conn, {"event": "cell_error", "index": i, "error": describe_exception(e)})
+        intact() and check(snap, conn)
+    send(conn, {"event": "executed"})
 
-    # Only now do the hidden tests enter this process.
-    spec = json.loads(conn.recv_bytes(MAX_FRAME))
+    # Only now do the hidden tests enter this process; never the batch's seed, only each
+    # probe's own, with the request that runs it.
+    spec = loads(recv(MAX_FRAME))
     module = types.ModuleType("hidden_probes")
     exec(compile(spec["source"], "<hidden tests>", "exec"), module.__dict__)  # noqa: S102
-    hidden: ProbeSet = module.hidden
-    for probe_id in spec["ids"]:
-        _send(conn, {"event": "probe", "id": probe_id})
-        result = run_probe(hidden.get(probe_id), env, int(spec["seed"]))
-        _check(snap, tampered)
+    del spec
+    probes = tuple((p.id, p, p.body, p.body.__code__) for p in module.hidden.probes)
+    table = {pid: (p, body, code) for pid, p, body, code in probes}
+    module_items = tuple(module.__dict__.items())
+    send(conn, {"event": "loaded"})
+    while True:
+        req = loads(recv(MAX_FRAME))
+        if req.get("end"):
+            break
+        pid, nonce = str(req["run"]), str(req["nonce"])
+        probe, body, code = table[pid]
+        result = run_probe(probe, env, int(req["seed"]))
+        intact() and check(snap, conn)
+        changed = [name for name, value in module_items if module.__dict__.get(name) is not value]
+        if probe.body is not body or body.__code__ is not code or changed:
+            _SEND_RAW(conn, {"event": "tampered", "evidence": ["changed the hidden tests while they ran"]})
+            os._exit(0)
         if result["ok"]:
             blobs = result["blobs"]
-            _send(
-                conn,
-                {"event": "result", "id": probe_id, "ok": True, "meta": result["meta"], "blobs": list(blobs)},
-                blobs,
-            )
+            message = {"event": "result", "id": pid, "nonce": nonce, "ok": True, "meta": result["meta"]}
+            send(conn, {**message, "blobs": list(blobs)}, blobs)
         else:
-            _send(conn, {"event": "result", "id": probe_id, "ok": False, "error": result["error"]})
-        _check(snap, tampered)
-    _send(conn, {"event": "done", "tampered": tampered})
+            send(conn, {"event": "result", "id": pid, "nonce": nonce, "ok": False, "error": result["error"]})
+    send(conn, {"event": "done"})
 
 
-def _check(snap: integrity.Snapshot, tampered: list[str]) -> None:
-    """Record what student code replaced since the snapshot, then put it back."""
+def _check(snap: integrity.Snapshot, conn: Connection) -> bool:
+    """Report what student code replaced since the snapshot, then put it back."""
     found = integrity.changes(snap)
     if found:
-        tampered.extend(f for f in found if f not in tampered)
-        integrity.restore(snap)
+        integrity.restore(snap)  # first: the evidence must not travel through what was replaced
+        _send(conn, {"event": "tampered", "evidence": found})
+    return True

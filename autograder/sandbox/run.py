@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import time
@@ -13,11 +14,18 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from ..probing import decode_outputs, is_out_of_memory
+from ..probing import decode_outputs, is_out_of_memory, shorten
 from .limits import SandboxLimits, rss_mb
 from .zygote import Zygote
 
-MAX_FRAME = 64 * 2**20
+#: What a sandbox may send, checked before anything is decoded: a submission's results are
+#: plain arrays of the sizes the tests make (the largest reference result of the course is
+#: well under 1 MiB), so these caps cost honest work nothing and stop a flood of forged data
+#: from growing the grader.
+MAX_MESSAGE_BYTES = 4 * 2**20
+MAX_PROBE_BYTES = 32 * 2**20
+MAX_RESULT_BYTES = 128 * 2**20
+MAX_BLOBS = 256
 
 
 @dataclass
@@ -31,9 +39,12 @@ class RunOutcome:
     detail: str = ""
     cell_errors: list[tuple[int, str]] = field(default_factory=list)
     tampered: list[str] = field(default_factory=list)
+    """evidence that the sandbox's code or the channel was tampered with; never points"""
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     """probe id -> ``{"ok": True, "outputs": {...}}`` or ``{"ok": False, "error": "..."}``"""
     landlock: int = 0
+    missing: list[str] = field(default_factory=list)
+    """protections this platform could not give the sandbox (see sandbox/privileges.py)"""
     seconds: float = 0.0
 
 
@@ -55,16 +66,14 @@ def run_sandboxed(
     *,
     cells: list[str],
     probes_source: str,
-    probe_ids: list[str],
-    seed: int,
+    requests: list[tuple[str, int]],
     job: dict[str, Any],
     limits: SandboxLimits,
     box: Path,
     uid: int | None,
 ) -> RunOutcome:
-    """Execute ``cells`` then the probes ``probe_ids`` in a fresh sandbox; never raises for
-    anything the submission does."""
-    shutil.rmtree(box, ignore_errors=True)
+    """Execute ``cells``, then each probe of ``requests`` (``(probe id, its seed)``, in this
+    order) in a fresh sandbox; never raises for anything the submission does."""
     box.mkdir(parents=True)
     os.chmod(box, 0o700)
     outcome = RunOutcome()
@@ -74,15 +83,18 @@ def run_sandboxed(
     killed_for: str | None = None
     try:
         conn.send_bytes(json.dumps({**job, "cells": cells, "limits": asdict(limits)}).encode())
-        _converse(conn, pid, outcome, limits, start, probes_source, probe_ids, seed)
+        _Conversation(conn, pid, outcome, limits, start).run(probes_source, requests)
     except _Ended as e:
         outcome.ended, outcome.detail = e.ended, e.detail
         if e.ended in ("timeout", "memory"):
             killed_for = e.ended
     except (EOFError, OSError):
         outcome.ended = "crashed"
-    except (ValueError, KeyError, TypeError) as e:
-        outcome.ended, outcome.detail = "tampered", f"the grading channel carried malformed data ({e})"
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        outcome.ended, outcome.detail = (
+            "tampered",
+            shorten(f"the grading channel carried malformed data ({e})"),
+        )
     finally:
         try:
             os.killpg(pid, signal.SIGKILL)
@@ -91,6 +103,9 @@ def run_sandboxed(
         conn.close()
         code = zygote.wait(job_id)
         outcome.seconds = time.monotonic() - start
+    if outcome.tampered and outcome.ended in ("ok", "crashed"):
+        # Tampering the sandbox reported ends the run; the evidence says why, not the crash.
+        outcome.ended, outcome.detail = "tampered", ""
     if outcome.ended == "crashed" and killed_for is None:
         if code is not None and code < 0:
             outcome.detail = f"the process died with {_signal_name(code)}"
@@ -98,86 +113,144 @@ def run_sandboxed(
                 outcome.detail = f"it wrote more than {limits.output_mb * 4} MiB of output"
         else:
             outcome.detail = "the process ended itself (os._exit or similar)"
-    shutil.rmtree(box, ignore_errors=True)
+    remove_tree(box)
     return outcome
 
 
-def _converse(
-    conn: Connection,
-    pid: int,
-    outcome: RunOutcome,
-    limits: SandboxLimits,
-    start: float,
-    probes_source: str,
-    probe_ids: list[str],
-    seed: int,
-) -> None:
-    total_deadline = start + limits.submission_seconds
-    step_deadline = min(start + limits.cell_seconds, total_deadline)
+def remove_tree(path: Path) -> None:
+    """Delete ``path`` whatever modes the sandbox gave what is inside (a folder it made
+    unreadable would otherwise stay, and block whatever comes next)."""
+    if not path.exists():
+        return
+    for folder, dirs, _ in os.walk(path, topdown=True, onerror=lambda e: None):
+        for d in dirs:
+            try:
+                os.chmod(os.path.join(folder, d), 0o700, follow_symlinks=False)
+            except OSError:
+                pass
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+    shutil.rmtree(path, ignore_errors=True)
 
-    def receive() -> dict[str, Any]:
+
+class _Conversation:
+    """The grader's side of the protocol in :mod:`autograder.sandbox.child`, with the clock, the
+    memory watchdog and the size limits applied to everything the sandbox says."""
+
+    def __init__(self, conn: Connection, pid: int, outcome: RunOutcome, limits: SandboxLimits, start: float):
+        self.conn, self.pid, self.outcome, self.limits = conn, pid, outcome, limits
+        self.total_deadline = start + limits.submission_seconds
+        self.step_deadline = min(start + limits.cell_seconds, self.total_deadline)
+        self.budget = MAX_RESULT_BYTES
+
+    def next_step(self) -> None:
+        self.step_deadline = min(time.monotonic() + self.limits.cell_seconds, self.total_deadline)
+
+    def frame(self, limit: int) -> bytes:
+        """One frame of at most ``limit`` bytes (and within the submission's budget)."""
+        limit = min(limit, self.budget)
         while True:
             now = time.monotonic()
-            if now >= step_deadline:
-                kind = "cell" if outcome.where.startswith("cell") else "test"
-                limit = limits.cell_seconds if step_deadline < total_deadline else limits.submission_seconds
-                scope = f"per {kind}" if step_deadline < total_deadline else "for the submission"
-                raise _Ended("timeout", f"{limit:g} s {scope}")
-            if conn.poll(min(0.05, step_deadline - now)):
-                msg = json.loads(conn.recv_bytes(MAX_FRAME))
-                if not isinstance(msg, dict):
-                    raise ValueError("a frame that is not an object")
+            if now >= self.step_deadline:
+                kind = "cell" if self.outcome.where.startswith("cell") else "test"
+                whole = self.step_deadline >= self.total_deadline
+                limit_s = self.limits.submission_seconds if whole else self.limits.cell_seconds
+                raise _Ended("timeout", f"{limit_s:g} s {'for the submission' if whole else f'per {kind}'}")
+            if self.conn.poll(min(0.05, self.step_deadline - now)):
+                try:
+                    data = self.conn.recv_bytes(limit + 1)
+                except OSError as e:
+                    if "bad message length" in str(e):
+                        raise _Ended(
+                            "tampered",
+                            f"it sent more than {limit / 2**20:.0f} MiB at once "
+                            f"(results are capped at {MAX_PROBE_BYTES // 2**20} MiB per test and "
+                            f"{MAX_RESULT_BYTES // 2**20} MiB per submission)",
+                        ) from None
+                    raise
+                self.budget -= len(data)
+                return data
+            if rss_mb(self.pid) > self.limits.memory_mb:
+                raise _Ended("memory", f"{self.limits.memory_mb} MiB")
+
+    def message(self) -> dict[str, Any]:
+        """The next message that is not tamper evidence (evidence is recorded on the way)."""
+        while True:
+            msg = json.loads(self.frame(MAX_MESSAGE_BYTES))
+            if not isinstance(msg, dict):
+                raise ValueError("a frame that is not an object")
+            if msg.get("event") != "tampered":
                 return msg
-            if rss_mb(pid) > limits.memory_mb:
-                raise _Ended("memory", f"{limits.memory_mb} MiB")
+            evidence = msg.get("evidence")
+            for item in evidence if isinstance(evidence, list) else [evidence]:
+                text = shorten(str(item), 160)
+                if text not in self.outcome.tampered and len(self.outcome.tampered) < 5:
+                    self.outcome.tampered.append(text)
 
-    msg = receive()
-    if msg.get("event") != "ready":
-        raise ValueError("no ready message")
-    outcome.landlock = int(msg.get("landlock", 0))
-    while True:
-        msg = receive()
-        event = msg.get("event")
-        if event == "cell":
-            outcome.where = f"cell {int(msg['index']) + 1}"
-            step_deadline = min(time.monotonic() + limits.cell_seconds, total_deadline)
-        elif event == "cell_error":
-            error = str(msg["error"])[:300]
-            outcome.cell_errors.append((int(msg["index"]) + 1, error))
-            if is_out_of_memory(error):
-                # The allocation failed at the limit instead of growing past the watchdog.
-                raise _Ended("memory", f"{limits.memory_mb} MiB")
-        elif event == "exit":
-            raise _Ended("exited", f"sys.exit() was called in cell {int(msg['index']) + 1}")
-        elif event == "executed":
-            outcome.tampered = [str(t) for t in msg.get("tampered", [])][:5]
-            break
-        else:
-            raise ValueError(f"unexpected event {event!r}")
-
-    conn.send_bytes(json.dumps({"source": probes_source, "ids": probe_ids, "seed": seed}).encode())
-    while True:
-        msg = receive()
-        event = msg.get("event")
-        if event == "probe":
-            outcome.where = str(msg["id"])
-            step_deadline = min(time.monotonic() + limits.cell_seconds, total_deadline)
-        elif event == "result":
-            probe_id = str(msg["id"])
-            if probe_id not in probe_ids:
-                raise ValueError(f"a result for unknown test {probe_id!r}")
-            if msg.get("ok"):
-                names = [str(n) for n in msg.get("blobs", [])]
-                blobs = {n: conn.recv_bytes(MAX_FRAME) for n in names}
-                outputs = decode_outputs(msg["meta"], blobs)
-                outcome.results[probe_id] = {"ok": True, "outputs": outputs}
+    def run(self, probes_source: str, requests: list[tuple[str, int]]) -> None:
+        outcome = self.outcome
+        msg = self.message()
+        if msg.get("event") != "ready":
+            raise ValueError("no ready message")
+        outcome.landlock = int(msg.get("landlock", 0))
+        outcome.missing = [shorten(str(m), 120) for m in msg.get("missing", [])][:6]
+        while True:
+            msg = self.message()
+            event = msg.get("event")
+            if event == "cell":
+                outcome.where = f"cell {int(msg['index']) + 1}"
+                self.next_step()
+            elif event == "cell_error":
+                error = shorten(str(msg["error"]), 300)
+                outcome.cell_errors.append((int(msg["index"]) + 1, error))
+                if is_out_of_memory(error):
+                    # The allocation failed at the limit instead of growing past the watchdog.
+                    raise _Ended("memory", f"{self.limits.memory_mb} MiB")
+            elif event == "exit":
+                raise _Ended("exited", f"sys.exit() was called in cell {int(msg['index']) + 1}")
+            elif event == "executed":
+                break
             else:
-                outcome.results[probe_id] = {"ok": False, "error": str(msg.get("error"))[:300]}
-        elif event == "done":
-            for t in msg.get("tampered", []):
-                if str(t) not in outcome.tampered:
-                    outcome.tampered.append(str(t))
-            outcome.where = ""
-            return
-        else:
-            raise ValueError(f"unexpected event {event!r}")
+                raise ValueError(f"unexpected event {event!r}")
+        if outcome.tampered:
+            return  # no hidden test enters a sandbox that already tampered
+
+        self.conn.send_bytes(json.dumps({"source": probes_source}).encode())
+        outcome.where = "the hidden tests"
+        self.next_step()
+        if self.message().get("event") != "loaded":
+            raise ValueError("the hidden tests were not loaded")
+        for probe_id, probe_seed in requests:
+            nonce = secrets.token_hex(16)
+            outcome.where = probe_id
+            self.next_step()
+            start_budget = self.budget
+            self.conn.send_bytes(json.dumps({"run": probe_id, "nonce": nonce, "seed": probe_seed}).encode())
+            msg = self.message()
+            if msg.get("event") != "result" or msg.get("id") != probe_id or msg.get("nonce") != nonce:
+                raise _Ended(
+                    "tampered", f"the sandbox answered a question the grader did not ask ({probe_id})"
+                )
+            if msg.get("ok") is True:
+                names = msg.get("blobs", [])
+                if not isinstance(names, list) or len(names) > MAX_BLOBS:
+                    raise ValueError("too many arrays in one result")
+                blobs = {}
+                for n in names:
+                    per_probe_left = MAX_PROBE_BYTES - (start_budget - self.budget)
+                    if per_probe_left <= 0:
+                        raise _Ended(
+                            "tampered", f"results of {probe_id} exceed {MAX_PROBE_BYTES // 2**20} MiB"
+                        )
+                    blobs[str(n)] = self.frame(per_probe_left)
+                outcome.results[probe_id] = {"ok": True, "outputs": decode_outputs(msg["meta"], blobs)}
+            else:
+                outcome.results[probe_id] = {"ok": False, "error": shorten(str(msg.get("error")), 300)}
+            if outcome.tampered:
+                return
+        self.conn.send_bytes(json.dumps({"end": True}).encode())
+        if self.message().get("event") != "done":
+            raise ValueError("no done message")
+        outcome.where = ""

@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import privileges
+from .privileges import allowed_environment
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -43,6 +46,33 @@ def _preload() -> None:
         import IPython.display  # noqa: F401
     except ImportError:
         pass
+
+
+def _kill_strays(running: dict[int, dict[str, Any]]) -> None:
+    """Kill what finished sandboxes left behind. The zygote is a subreaper: an orphan (a
+    ``setsid`` daemon included) becomes its child when the sandbox that started it ends. Killing
+    one orphans its own children to us in turn, hence the rounds."""
+    me = str(os.getpid())
+    for _ in range(100):
+        strays = []
+        for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+            if not entry.isdigit() or int(entry) in running:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                    ppid = f.read().rsplit(")", 1)[1].split()[1]
+            except (OSError, IndexError):
+                continue
+            if ppid == me:
+                strays.append(int(entry))
+        if not strays:
+            return
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
 
 
 def _sweep(uid: int | None) -> None:
@@ -78,6 +108,7 @@ def serve(ctl: socket.socket) -> None:
 
 
 def _serve(ctl: socket.socket, running: dict[int, dict[str, Any]]) -> None:
+    privileges.set_subreaper()
     _preload()
     from . import child
 
@@ -94,6 +125,7 @@ def _serve(ctl: socket.socket, running: dict[int, dict[str, Any]]) -> None:
             request = running.pop(pid, None)
             if request is not None:
                 _sweep(request.get("uid"))
+                _kill_strays(running)
                 code = os.waitstatus_to_exitcode(status)
                 ctl.send(json.dumps({"exited": request["job"], "code": code}).encode())
         if not readable:
@@ -131,7 +163,9 @@ class Zygote:
         self._lock = threading.Lock()
         self._jobs: dict[str, _Job] = {}
         self._next = 0
-        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
+        # The zygote, and so every sandbox, starts from an allowlist of the grader's environment:
+        # a process can read its own initial environment back from /proc/self/environ.
+        env = dict(allowed_environment(dict(os.environ)), PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
         with open(log, "ab") as out:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "autograder.sandbox.zygote", str(child.fileno())],

@@ -60,7 +60,7 @@ def _loop_gate(question: str, function: str) -> None:
             return f"uses {loops[0]}; rule 2 asks for whole-array operations and broadcasting"
         return _library_function(out)
 
-    hidden.probe(question, function, judge=judge, gate=True)(no_python_loops)
+    hidden.probe(question, function, judge=judge, gate=True, source=True)(no_python_loops)
 
 
 def _api_gate(question: str, function: str, names: set[str], why: str) -> None:
@@ -74,7 +74,7 @@ def _api_gate(question: str, function: str, names: set[str], why: str) -> None:
             return f"uses `{used[0]}`, {why}"
         return _library_function(out)
 
-    hidden.probe(question, function, judge=judge, gate=True)(no_library_answer)
+    hidden.probe(question, function, judge=judge, gate=True, source=True)(no_library_answer)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,7 +232,7 @@ def _plain_python(out, ref):
     return _library_function(out)
 
 
-@hidden.probe("q1", "broadcast_shape", judge=_plain_python, gate=True)
+@hidden.probe("q1", "broadcast_shape", judge=_plain_python, gate=True, source=True)
 def plain_python(sub, rng):
     """is plain Python, without NumPy or JAX"""
     return _code(sub, "broadcast_shape")
@@ -547,7 +547,7 @@ def _uses_at(out, ref):
     return _library_function(out)
 
 
-@hidden.probe("q8", "set_diagonal", judge=_uses_at, gate=True)
+@hidden.probe("q8", "set_diagonal", judge=_uses_at, gate=True, source=True)
 def updates_through_at(sub, rng):
     """returns a new array through `.at[...]` (no jnp.fill_diagonal)"""
     return _code(sub, "set_diagonal")

@@ -589,7 +589,7 @@ def remainder_dropped_after_shuffle(sub, rng):
 # q6: estimate_pi
 
 
-@hidden.probe("q6", "estimate_pi", judge=_no_loops, gate=True)
+@hidden.probe("q6", "estimate_pi", judge=_no_loops, gate=True, source=True)
 def no_loops_in_estimate_pi(sub, rng):
     """has no Python loop"""
     return {"source": source_of(sub.estimate_pi)}
@@ -707,7 +707,7 @@ def under_jit(sub, rng):
 # q8: batched_normal
 
 
-@hidden.probe("q8", "batched_normal", judge=_no_loops, gate=True)
+@hidden.probe("q8", "batched_normal", judge=_no_loops, gate=True, source=True)
 def no_loops_in_batched_normal(sub, rng):
     """has no Python loop"""
     return {"source": source_of(sub.batched_normal)}

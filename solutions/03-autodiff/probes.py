@@ -136,6 +136,7 @@ def long_v_not_normalised(sub, rng):
     "q1",
     "directional_derivative",
     gate=True,
+    source=True,
     judge=_api_judge(
         required=["jvp"],
         forbidden=JACOBIAN_BUILDERS,
@@ -200,6 +201,7 @@ def tall_jacobian(sub, rng):
     "q2",
     "jacobian_fwd",
     gate=True,
+    source=True,
     judge=_api_judge(
         required=["jvp", "vmap"],
         forbidden=JACOBIAN_BUILDERS,
@@ -230,6 +232,7 @@ def tall_jacobian_rev(sub, rng):
     "q3",
     "jacobian_rev",
     gate=True,
+    source=True,
     judge=_api_judge(
         required=["vjp", "vmap"],
         forbidden=JACOBIAN_BUILDERS,
@@ -306,6 +309,7 @@ def never_builds_hessian(sub, rng):
     "q4",
     "hvp",
     gate=True,
+    source=True,
     judge=_api_judge(
         required=[],
         forbidden=JACOBIAN_BUILDERS,
@@ -463,7 +467,7 @@ def _has_aux_judge(out, ref):
     return None
 
 
-@hidden.probe("q5", "value_grad_aux", gate=True, judge=_has_aux_judge)
+@hidden.probe("q5", "value_grad_aux", gate=True, source=True, judge=_has_aux_judge)
 def uses_has_aux(sub, rng):
     """differentiates with has_aux=True"""
     return {"has_aux": _has_aux_true(sub.value_grad_aux)}
@@ -619,6 +623,7 @@ def matches_vjp_saturated(sub, rng):
     "q8",
     "mlp_vjp",
     gate=True,
+    source=True,
     judge=_api_judge(
         required=[],
         forbidden=AUTODIFF,

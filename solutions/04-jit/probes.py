@@ -202,7 +202,7 @@ def _no_mask_indexing(out, ref):
     return None
 
 
-@hidden.probe("q2", "sum_negatives", judge=_no_mask_indexing, gate=True)
+@hidden.probe("q2", "sum_negatives", judge=_no_mask_indexing, gate=True, source=True)
 def no_boolean_mask_indexing(sub, rng):
     """has no boolean-mask indexing"""
     return {"mask_indexing": _boolean_mask_index(source_of(sub.sum_negatives))}
