@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q3"
-points = 8
+points = 9
 
 @test_case(points=0, hidden=False)
 def test_jacobian_rev(jacobian_rev):

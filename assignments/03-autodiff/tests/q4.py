@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q4"
-points = 8
+points = 10
 
 @test_case(points=0, hidden=False)
 def test_hvp(hvp):

@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q6"
-points = 12
+points = 13
 
 @test_case(points=0, hidden=False)
 def test_softplus_values(softplus):
