@@ -7,6 +7,9 @@ points = 2
 
 @test_case(points=0, hidden=False)
 def test_flatten_example(flatten):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
     x = jnp.arange(6.0).reshape(2, 3)
     for name, fn in [('flatten', flatten), ('jax.jit(flatten)', jax.jit(flatten))]:
         out = fn(x)

@@ -7,6 +7,9 @@ points = 2
 
 @test_case(points=0, hidden=False)
 def test_scale_follows_factor(scale):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
     x = jnp.array([1.0, 2.0])
     out = scale(x, 3.0)
     assert out is not None, 'scale returned None; is the body still `...`?'

@@ -7,6 +7,8 @@ points = 3
 
 @test_case(points=0, hidden=False)
 def test_scaled_sum_example(scaled_sum):
+    import jax.numpy as jnp
+    import numpy as np
     out = scaled_sum(jnp.ones(3), 2.0)
     assert out is not None, 'scaled_sum returned None; is the body still `...`?'
     assert jnp.shape(out) == (), f'scaled_sum should return a scalar, got shape {jnp.shape(out)}'
