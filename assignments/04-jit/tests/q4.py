@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q4"
-points = 2
+points = 4
 
 @test_case(points=0, hidden=False)
 def test_scale_follows_factor(scale):

@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q8"
-points = 3
+points = 6
 
 @test_case(points=0, hidden=False)
 def test_checked_log_example(checked_log):
