@@ -28,6 +28,7 @@ from autograder.probing import (
     compare_value,
     count_traces,
     describe_value,
+    forbidden_names,
     primitives,
     raised,
     raises,
@@ -236,6 +237,21 @@ def zero_d_and_empty_under_jit(sub, rng):
 def keeps_int_dtype_without_jit(sub, rng):
     """called directly on an int32 array of shape (2, 5)"""
     return {"flat": sub.flatten(jnp.asarray(rng.integers(-50, 50, (2, 5)), jnp.int32))}
+
+
+def _no_jnp_prod(out, ref):
+    if out["uses"]:
+        return (
+            "computes a size with jnp.prod: under jit that is a tracer, and reshape needs a "
+            "concrete size; do the shape arithmetic in Python (math.prod(x.shape), x.size)"
+        )
+    return None
+
+
+@hidden.probe("q3", "flatten", judge=_no_jnp_prod, gate=True, source=True)
+def no_jnp_prod_of_the_shape(sub, rng):
+    """computes no size with jnp.prod"""
+    return {"uses": forbidden_names(source_of(sub.flatten), {"jnp.prod", "jax.numpy.prod"})}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -697,3 +713,293 @@ def excludes_compilation(sub, rng):
     jax.block_until_ready(g(x))
     first = time.perf_counter() - began
     return {"seconds": seconds, "first_call": first, "run": _blocked_seconds(g, x)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q10 rnn: lax.scan over time, a jaxpr that does not grow with T.
+
+
+def _rnn_inputs(rng, T, d_in=3, h=5):
+    params = {
+        "Wx": _f32(rng, (d_in, h), 1.0 / np.sqrt(d_in)),
+        "Wh": _f32(rng, (h, h), 0.8 / np.sqrt(h)),  # not symmetric: Wh @ h differs from h @ Wh
+        "b": _f32(rng, (h,), 0.5),
+    }
+    return params, _f32(rng, (T, d_in)), _f32(rng, (h,), 0.5)
+
+
+def _rnn_outputs(result):
+    h_last, hs = result
+    return {"h_last": h_last, "hs": hs}
+
+
+@hidden.probe("q10", "rnn", weight=2)
+def matches_reference_on_a_sequence(sub, rng):
+    """on random params (d_in 3, h 5), a (9, 3) float32 sequence and a random h0"""
+    params, xs, h0 = _rnn_inputs(rng, 9)
+    return _rnn_outputs(sub.rnn(params, xs, h0))
+
+
+@hidden.probe("q10", "rnn")
+def rnn_under_jit(sub, rng):
+    """under jax.jit on random params (d_in 4, h 2) and a (6, 4) float32 sequence"""
+    params, xs, h0 = _rnn_inputs(rng, 6, d_in=4, h=2)
+    return _rnn_outputs(jax.jit(sub.rnn)(params, xs, h0))
+
+
+@hidden.probe("q10", "rnn")
+def one_step_sequence(sub, rng):
+    """on a sequence of length 1 (T = 1)"""
+    params, xs, h0 = _rnn_inputs(rng, 1)
+    return _rnn_outputs(sub.rnn(params, xs, h0))
+
+
+def _one_scan(out, ref):
+    if out["traced_error"]:
+        return f"raises {out['traced_error']} when traced with jax.make_jaxpr; use lax.scan over xs"
+    if out["ops_4"] != out["ops_16"]:
+        return (
+            f"its jaxpr grows with the sequence length ({out['ops_4']} operations for T = 4, "
+            f"{out['ops_16']} for T = 16): the loop is unrolled; use lax.scan"
+        )
+    if not out["has_scan"]:
+        return "its jaxpr holds no scan: use lax.scan for the loop over time"
+    return None
+
+
+@hidden.probe("q10", "rnn", judge=_one_scan, gate=True)
+def jaxpr_holds_a_scan(sub, rng):
+    """its jaxpr for sequences of length 4 and 16"""
+    params, _, h0 = _rnn_inputs(rng, 1)
+
+    def run(xs):
+        return sub.rnn(params, xs, h0)
+
+    short, long = jnp.zeros((4, 3), jnp.float32), jnp.zeros((16, 3), jnp.float32)
+    error = raised(jax.make_jaxpr(run), short) or raised(jax.make_jaxpr(run), long)
+    ops_4 = [] if error else primitives(run, short)
+    ops_16 = [] if error else primitives(run, long)
+    return {"traced_error": error, "ops_4": len(ops_4), "ops_16": len(ops_16), "has_scan": "scan" in ops_4}
+
+
+# ---------------------------------------------------------------------------------------------
+# q11 lr_schedule: warm-up then cosine, step traced, one trace for every step.
+
+
+def _schedule_settings(rng):
+    """``(base_lr, warmup, total)``: Python numbers, as the schedule takes them."""
+    warmup = int(rng.integers(3, 10))
+    return float(rng.uniform(0.05, 1.0)), warmup, warmup + int(rng.integers(8, 30))
+
+
+@hidden.probe("q11", "lr_schedule", weight=2)
+def boundaries_under_jit(sub, rng):
+    """under jax.jit with step traced, at the steps around warmup and total, and far past total"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    f = jax.jit(lambda step: sub.lr_schedule(step, base_lr, warmup, total))
+    steps = {
+        "step 0": 0,
+        "step warmup - 1": warmup - 1,
+        "step warmup": warmup,
+        "step warmup + 1": warmup + 1,
+        "step total - 1": total - 1,
+        "step total": total,
+        "step total + 1": total + 1,
+        "a step far past total": total + 1000,
+    }
+    return {name: f(jnp.int32(step)) for name, step in steps.items()}
+
+
+@hidden.probe("q11", "lr_schedule", weight=2)
+def every_step_under_vmap(sub, rng):
+    """under jax.vmap over every step from 0 to a few past total"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    steps = jnp.arange(total + 5, dtype=jnp.int32)
+    return {"lr": jax.vmap(lambda step: sub.lr_schedule(step, base_lr, warmup, total))(steps)}
+
+
+@hidden.probe("q11", "lr_schedule")
+def matches_reference_called_directly(sub, rng):
+    """called directly on five int32 steps, in the warm-up, the decay and past total"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    steps = [0, int(rng.integers(1, warmup)), int(rng.integers(warmup, total)), total - 1, total + 3]
+    return {"lr": [sub.lr_schedule(jnp.int32(step), base_lr, warmup, total) for step in steps]}
+
+
+def _no_retrace(out, ref):
+    if out["later_traces"]:
+        return (
+            f"traced {out['later_traces']} more time(s) for later steps of one schedule: step "
+            "must stay traced (not static), so that one compiled program serves every step"
+        )
+    values = {k: v for k, v in out.items() if k != "later_traces"}
+    return compare_outputs(values, {k: v for k, v in ref.items() if k != "later_traces"})
+
+
+@hidden.probe("q11", "lr_schedule", judge=_no_retrace)
+def traces_once_for_every_step(sub, rng):
+    """jax.jit(lr_schedule, static_argnums=(1, 2, 3)) called on every step of one schedule"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    f = jax.jit(sub.lr_schedule, static_argnums=(1, 2, 3))
+    first = f(jnp.int32(0), base_lr, warmup, total)
+    later = []
+    n = count_traces(
+        lambda: later.extend(f(jnp.int32(step), base_lr, warmup, total) for step in range(1, total + 3))
+    )
+    return {"later_traces": n, "lr": [first, *later]}
+
+
+def _traces_with_step_traced(out, ref):
+    if out["traced_error"]:
+        return (
+            f"raises {out['traced_error']} when step is traced: a Python `if` (or int(), float()) "
+            "on step needs its value; choose with jnp.where, lax.cond or lax.switch"
+        )
+    return None
+
+
+@hidden.probe("q11", "lr_schedule", judge=_traces_with_step_traced, gate=True)
+def works_with_step_traced(sub, rng):
+    """traced with step an int32 tracer"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    run = jax.make_jaxpr(lambda step: sub.lr_schedule(step, base_lr, warmup, total))
+    return {"traced_error": raised(run, jnp.int32(warmup))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q12 Affine and sgd_update: a registered pytree, and an update through jax.tree.map.
+#
+# Bodies return what a judge can read of an object that should be an Affine (its type's name
+# and its fields), never the object: probe outputs are plain data.
+
+
+def _affine(sub, rng, d_in=3, d_out=2):
+    return sub.Affine(w=_f32(rng, (d_in, d_out)), b=_f32(rng, (d_out,)))
+
+
+def _affine_parts(obj):
+    return {"type": type(obj).__name__, "w": getattr(obj, "w", None), "b": getattr(obj, "b", None)}
+
+
+def _try_affine(thunk):
+    try:
+        obj = thunk()
+    except Exception as e:  # noqa: BLE001 - judged: an unregistered class makes JAX raise
+        return {"error": type(e).__name__}
+    return _affine_parts(obj)
+
+
+def _gives_an_affine(what):
+    def judge(out, ref):
+        if out.get("error"):
+            return (
+                f"{what} raised {out['error']} on Affine inputs: is Affine registered as a pytree "
+                "(jax.tree_util.register_dataclass)?"
+            )
+        if out.get("type") != "Affine":
+            return f"{what} gave back a {out.get('type')}, expected an Affine"
+        for field in ("w", "b"):
+            problem = compare_value(out.get(field), ref[field])
+            if problem:
+                return f"its field {field} {problem}"
+        return None
+
+    return judge
+
+
+def _leaves_w_then_b(out, ref):
+    n = out["n_leaves"]
+    if n == 1 and not out["rebuilt_w_then_b"]:
+        return (
+            "jax.tree.leaves(p) is [p], the object itself: Affine is not registered as a pytree, "
+            "so JAX sees one opaque leaf"
+        )
+    if n != 2:
+        return f"jax.tree.leaves(p) has {n} leaves, expected 2: [p.w, p.b]"
+    if not out["w_then_b"]:
+        return "jax.tree.leaves(p) is not [p.w, p.b]: the leaves must be w, then b"
+    if not out["rebuilt_w_then_b"]:
+        return "jax.tree.unflatten of an Affine's structure with leaves [w, b] does not give Affine(w=w, b=b)"
+    return None
+
+
+@hidden.probe("q12", "Affine", judge=_leaves_w_then_b)
+def leaves_are_w_then_b(sub, rng):
+    """jax.tree.leaves of an Affine (3, 2), and jax.tree.unflatten of its structure"""
+    p = _affine(sub, rng)
+    leaves = jax.tree.leaves(p)
+    w, b = _f32(rng, (3, 2)), _f32(rng, (2,))
+    try:
+        rebuilt = jax.tree.unflatten(jax.tree.structure(p), [w, b])
+        rebuilt_w_then_b = getattr(rebuilt, "w", None) is w and getattr(rebuilt, "b", None) is b
+    except Exception:  # noqa: BLE001 - an unregistered class has one leaf, not two
+        rebuilt_w_then_b = False
+    return {
+        "n_leaves": len(leaves),
+        "w_then_b": len(leaves) == 2 and leaves[0] is p.w and leaves[1] is p.b,
+        "rebuilt_w_then_b": rebuilt_w_then_b,
+    }
+
+
+@hidden.probe("q12", "Affine", judge=_gives_an_affine("jax.jit of a jax.tree.map"))
+def jit_and_tree_map_give_an_affine(sub, rng):
+    """jax.jit of a function that doubles every leaf of an Affine (3, 2) with jax.tree.map"""
+    p = _affine(sub, rng)
+    return _try_affine(lambda: jax.jit(lambda p: jax.tree.map(lambda a: 2 * a, p))(p))
+
+
+@hidden.probe("q12", "Affine", judge=_gives_an_affine("jax.grad"))
+def grad_gives_an_affine(sub, rng):
+    """jax.grad of a mean squared error with respect to an Affine (3, 2), on a batch of 8"""
+    p = _affine(sub, rng)
+    x, y = _f32(rng, (8, 3)), _f32(rng, (8, 2))
+    return _try_affine(lambda: jax.grad(lambda p: jnp.mean((x @ p.w + p.b - y) ** 2))(p))
+
+
+@hidden.probe("q12", "sgd_update", judge=_gives_an_affine("sgd_update"))
+def sgd_update_matches_reference(sub, rng):
+    """on Affine (4, 3) params and gradients with a float lr"""
+    params, grads = _affine(sub, rng, 4, 3), _affine(sub, rng, 4, 3)
+    lr = float(rng.uniform(0.01, 0.5))
+    return _try_affine(lambda: sub.sgd_update(params, grads, lr))
+
+
+@hidden.probe("q12", "sgd_update", judge=_gives_an_affine("jax.jit(sgd_update)"))
+def sgd_update_under_jit(sub, rng):
+    """under jax.jit, lr traced, on Affine (2, 5) params and gradients"""
+    params, grads = _affine(sub, rng, 2, 5), _affine(sub, rng, 2, 5)
+    lr = float(rng.uniform(0.01, 0.5))
+    return _try_affine(lambda: jax.jit(sub.sgd_update)(params, grads, lr))
+
+
+def _updates_every_layer(out, ref):
+    if out.get("error"):
+        return (
+            f"raised {out['error']} on a list of Affine layers: jax.tree.map handles any pytree "
+            "of parameters, so sgd_update should work unchanged"
+        )
+    if out.get("type") != "list":
+        return f"gave back a {out.get('type')} for a list of Affine layers, expected a list"
+    problem = _gives_an_affine("sgd_update")
+    for i in range(2):
+        layer = {k.split(".", 2)[2]: v for k, v in out.items() if k.startswith(f"layers.{i}.")}
+        want = {k.split(".", 2)[2]: v for k, v in ref.items() if k.startswith(f"layers.{i}.")}
+        found = problem(layer, want) if layer else "gave back fewer layers than it was given"
+        if found:
+            return f"layer {i}: {found}"
+    return None
+
+
+@hidden.probe("q12", "sgd_update", judge=_updates_every_layer)
+def sgd_update_on_a_list_of_layers(sub, rng):
+    """on a list of two Affine layers, (3, 4) and (4, 2), and their gradients"""
+    params = [_affine(sub, rng, 3, 4), _affine(sub, rng, 4, 2)]
+    grads = [_affine(sub, rng, 3, 4), _affine(sub, rng, 4, 2)]
+    lr = float(rng.uniform(0.01, 0.5))
+    try:
+        new = sub.sgd_update(params, grads, lr)
+    except Exception as e:  # noqa: BLE001 - judged: an update written for one Affine raises here
+        return {"error": type(e).__name__}
+    if not isinstance(new, (list, tuple)):
+        return {"type": type(new).__name__}
+    return {"type": type(new).__name__, "layers": [_affine_parts(layer) for layer in new]}
