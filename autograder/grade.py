@@ -107,10 +107,23 @@ class Record:
         )
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` so that readers see the old file or the new one, never half of one."""
+def _process_umask() -> int:
+    mask = os.umask(0o022)  # reading it means setting it: done once, at import, before any thread
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _process_umask()
+
+
+def atomic_write(path: Path, text: str, *, private: bool = False) -> None:
+    """Write ``text`` so that readers see the old file or the new one, never half of one.
+
+    The file gets the mode an ordinary new file would (0666 less the umask: TAs and a web
+    server in the group can read the gradebook and the pages), or 0600 when ``private``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+    os.fchmod(fd, 0o600 if private else 0o666 & ~_UMASK)  # mkstemp makes it 0600
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
         f.write(text)
         f.flush()
