@@ -80,6 +80,35 @@ def test_gradebook_has_one_row_per_submission_with_the_contract_columns(graded) 
     )
 
 
+def test_off_a_terminal_grade_prints_a_line_per_submission_and_the_summary(graded) -> None:
+    """CI, nohup and logs see what happened: one plain line per submission on stderr (no bar),
+    then on stdout the table `make demo` shows, the counts and where the files are."""
+    out, proc = graded
+    lines = proc.stderr.splitlines()
+    assert "grading 4 of 4 submissions of 01-broadcasting, 2 at a time" in lines
+    assert sorted(x.split("] ")[1].split(":")[0] for x in lines if x.startswith("[")) == [
+        "alice.ipynb",
+        "bob.ipynb",
+        "carol.ipynb",
+        "dave.ipynb",
+    ]
+    assert "[4/4] " in proc.stderr and "\r" not in proc.stderr
+    questions = list(load_course().assignment(A).questions)
+    header = proc.stdout.splitlines()[0].split()
+    assert header == ["submission", *questions, "total", "possible", "status"]
+    assert "4 submissions (3 graded, 1 invalid); graded 4 now." in proc.stdout
+    assert f"gradebook: {out / 'gradebook.csv'}" in proc.stdout
+
+
+def test_output_files_are_readable_as_the_umask_allows(graded) -> None:
+    """Not 0600: TAs and a web server in the group read the gradebook and the pages."""
+    out, _ = graded
+    mask = os.umask(0o022)
+    os.umask(mask)
+    for path in [out / "gradebook.csv", out / "report.html", *(out / "feedback").iterdir()]:
+        assert path.stat().st_mode & 0o777 == 0o666 & ~mask, path
+
+
 def test_results_follow_the_gradescope_schema(graded) -> None:
     out, _ = graded
     for name in ("alice.ipynb", "bob.ipynb", "carol.ipynb", "dave.ipynb"):
@@ -115,6 +144,10 @@ def test_rerun_resumes_without_regrading(batch: Path, graded) -> None:
     # Quiet: no progress and no summary; only the warning about the file it skipped.
     assert proc.returncode == 0 and proc.stderr == "skipped (not .ipynb or .zip): notes.txt\n"
     assert {p.name: p.stat().st_mtime_ns for p in (out / "results").iterdir()} == before
+    proc = cli("grade", A, str(batch), "--out", str(out))
+    assert proc.returncode == 0
+    assert "all 4 submissions kept from the previous run" in proc.stderr
+    assert "0submission" not in proc.stderr and "graded 0 now, kept 4 from the previous run" in proc.stdout
     proc = cli("grade", A, str(batch / "alice.ipynb"), "--out", str(out), "--regrade", "--quiet")
     assert proc.returncode == 0
     assert (out / "results" / "alice.ipynb.json").stat().st_mtime_ns > before["alice.ipynb.json"]
@@ -197,7 +230,6 @@ def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_p
             str(batch / "alice.ipynb"),
             "--out",
             str(out),
-            "--quiet",
         ],
         cwd=ROOT,
         capture_output=True,
@@ -206,6 +238,8 @@ def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_p
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
+    # A new batch seed: the reference runs first, and the instructor is told so.
+    assert "running the reference solution of 01-broadcasting" in proc.stderr
     (row,) = rows(out)
     assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
     assert list(out.glob(".cache/*/reference-*.json"))
@@ -250,12 +284,59 @@ def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path)
         ),
         (["grade", "99-nothing", ".", "--out", "/tmp/x"], "error: unknown assignment '99-nothing'"),
         (["grade", A, "README.md", "--out", "/tmp/x"], "not a notebook (.ipynb), a folder or a zip"),
+        (["grade", A, ".", "--out", "README.md"], "error: --out README.md: not a folder"),
+        (["grade", A, ".", "--out", "README.md/grades"], "error: --out README.md/grades: cannot create"),
+        (["grade", A, ".", "--out", "/tmp/x", "--cell-seconds", "0"], "--cell-seconds 0.0: input should be"),
+        (["grade", A, ".", "--out", "/tmp/x", "--submission-seconds", "-5"], "--submission-seconds -5.0"),
+        (["grade", A, ".", "--out", "/tmp/x", "--memory-mb", "100"], "--memory-mb 100: input should be"),
+        (["grade", A, ".", "--out", "/tmp/x", "--jobs", "0"], "argument --jobs: 0: must be at least 1"),
+        (["grade", A, "."], "error: the following arguments are required: --out"),
+        (
+            ["grade", A, "/nonexistent/subs", "--out", "/tmp/x", "--debug"],
+            "error: /nonexistent/subs: no such",
+        ),
+        (
+            ["--debug", "grade", A, "/nonexistent/subs", "--out", "/tmp/x"],
+            "error: /nonexistent/subs: no such",
+        ),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> None:
     proc = cli(*args)
     assert proc.returncode == 2
-    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_debug_anywhere_shows_the_traceback_and_no_hint(
+    where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from autograder import cli as cli_module
+    from autograder import grade
+
+    def broken(**kw: object) -> int:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(grade, "main", broken)
+    args = ["grade", A, ".", "--out", "/tmp/x"]
+    assert cli_module.main(["--debug", *args] if where == "before" else [*args, "--debug"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "internal error: RuntimeError: a bug of ours" in err
+    assert "--debug" not in err
+    monkeypatch.delenv("AUTOGRADER_DEBUG", raising=False)
+    assert cli_module.main(args) == 1
+    assert capsys.readouterr().err == (
+        "internal error: RuntimeError: a bug of ours (rerun with --debug for the traceback)\n"
+    )
+
+
+def test_an_empty_folder_says_so(tmp_path: Path) -> None:
+    (tmp_path / "subs").mkdir()
+    proc = cli("grade", A, str(tmp_path / "subs"), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    assert f"no submissions in {tmp_path / 'subs'}: it holds no *.ipynb or *.zip entry" in proc.stderr
+    assert "No submissions." in proc.stdout
+    assert (tmp_path / "out" / "gradebook.csv").read_text().count("\n") == 1  # the header alone
 
 
 def test_submissions_import_the_standard_library_wherever_out_is(batch: Path) -> None:
