@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -130,6 +131,118 @@ def test_feedback_and_report_are_written_without_leaking(graded) -> None:
     assert report.count("data:image/png;base64,") == 2
     assert "carol.ipynb" in report  # the invalid one is listed as flagged
     assert "hidden = ProbeSet" not in report and probes[:200] not in report
+
+
+def test_report_answers_an_instructors_questions(graded) -> None:
+    """Failure rates per question and per hidden test (worst first), status counts, consistent
+    precision, and every submission linking its feedback page."""
+    import re
+
+    out, _ = graded
+    report = (out / "report.html").read_text()
+    assert (
+        "<td>graded</td><td class=num>3</td>" in report and "<td>invalid</td><td class=num>1</td>" in report
+    )
+    assert re.search(r"mean \d+\.\d\d, median \d+\.\d\d of \d+", report)
+    questions = re.findall(r"<tr><td>(q\d+)</td><td class=num>(\d+) of (\d+)</td>", report)
+    # alice full marks, bob the stub, dave lost q5: q5 is the worst question, failed by 2 of 3.
+    assert questions[0] == ("q5", "2", "3") and all(lost == "1" for _, lost, _ in questions[1:])
+    tests = re.findall(r"<tr><td>(q\d+ [^<]+)</td><td class=num>(\d+) of (\d+)</td>", report)
+    rates = [int(failed) / int(ran) for _, failed, ran in tests]
+    assert tests and rates == sorted(rates, reverse=True) and tests[0][0].startswith("q5 softmax")
+    links = re.findall(r"<a href='(feedback/[^']+)'>", report)
+    assert len(links) == 4 + 1  # every submission, and the flagged one once more
+    assert all((out / link).is_file() for link in links)
+
+
+def test_feedback_puts_failures_first_with_points_to_two_decimals(graded) -> None:
+    out, _ = graded
+    page = (out / "feedback" / "dave.ipynb.html").read_text()
+    fix = page.index("<h2>To fix (")
+    assert fix < page.index("<h2>Questions</h2>") < page.index("hidden tests passed</summary>")
+    assert "class=fix><p><b>q5 softmax" in page and "<td>q5</td><td class=num>0</td>" in page
+    for name in ("alice", "bob", "dave"):
+        page = (out / "feedback" / f"{name}.ipynb.html").read_text()
+        assert "0.666667" not in page and "0.666666" not in page and "could not check" not in page
+    assert "0.67" in (out / "feedback" / "bob.ipynb.html").read_text()  # q3's three tests of 2 points
+    carol = (out / "feedback" / "carol.ipynb.html").read_text()
+    assert "No hidden test ran on this submission." in carol and "class=fix" not in carol
+
+
+CHROMIUM = next(
+    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)),
+    None,
+)
+
+#: Appended to a copy of a page: after it loads, count its images and the broken ones, and
+#: report each broken one as a console error.
+_IMAGE_CHECK = """<script>addEventListener("load", () => {
+  const broken = [...document.images].filter((i) => !(i.complete && i.naturalWidth > 0));
+  for (const i of broken) console.error("broken image: " + i.alt);
+  document.documentElement.dataset.images = document.images.length + " broken " + broken.length;
+});</script>"""
+
+
+def _chromium(page: Path, profile: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",  # as root it refuses to start otherwise
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            *flags,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def render_in_chromium(page: Path, screenshot: Path, profile: Path) -> int:
+    """Load ``page`` in headless Chromium: fail on a console error or a broken image, save a
+    screenshot; returns the number of images."""
+    import re
+
+    check = page.with_name(f".check-{page.name}")  # beside it, so that relative links resolve
+    check.write_text(page.read_text().replace("</body>", _IMAGE_CHECK + "</body>"))
+    try:
+        proc = _chromium(check, profile / "dom", "--dump-dom")
+    finally:
+        check.unlink()
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    assert not console, f"{page.name}: console messages: {console}"
+    m = re.search(r'data-images="(\d+) broken (\d+)"', proc.stdout)
+    assert m, f"{page.name} did not load in Chromium (exit {proc.returncode}): {proc.stderr[-1000:]}"
+    assert m.group(2) == "0", f"{page.name}: {m.group(2)} broken images"
+    proc = _chromium(
+        page, profile / "shot", "--hide-scrollbars", "--window-size=1100,2400", f"--screenshot={screenshot}"
+    )
+    assert screenshot.is_file() and screenshot.stat().st_size > 10_000, proc.stderr[-1000:]
+    return int(m.group(1))
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium: `apt-get install chromium` (Debian; .ci/run installs it as root)"
+)
+def test_report_and_feedback_render_in_a_real_browser(graded, tmp_path: Path) -> None:
+    """Headless Chromium loads the report and a feedback page without a console error or a
+    broken image; the screenshots stay under OUT/screenshots/ for the record."""
+    out, _ = graded
+    shots = out / "screenshots"
+    shots.mkdir(exist_ok=True)
+    assert render_in_chromium(out / "report.html", shots / "report.png", tmp_path) == 2
+    assert (
+        render_in_chromium(out / "feedback" / "dave.ipynb.html", shots / "feedback-dave.png", tmp_path) == 0
+    )
+    print(f"screenshots: {shots}")
 
 
 def test_other_files_are_listed_as_skipped(graded) -> None:
