@@ -59,6 +59,11 @@ def points(x: float) -> str:
     return "0" if text == "-0" else text
 
 
+def _lost(score: float, top: float) -> bool:
+    """Whether ``score`` is short of ``top`` (points are split and rounded to 6 decimals)."""
+    return score < top - 1e-5
+
+
 def _percent(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f} %" if whole else "-"
 
@@ -80,8 +85,8 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
     )
     per_q = "".join(
         f"<tr><td>{e(q)}</td><td class=num>{points(v)}</td><td class=num>{points(maxima.get(q, 0.0))}</td>"
-        f"<td class={'passed' if v >= maxima.get(q, 0.0) else 'failed'}>"
-        f"{'full marks' if v >= maxima.get(q, 0.0) else 'lost points'}</td></tr>"
+        f"<td class={'failed' if _lost(v, maxima.get(q, 0.0)) else 'passed'}>"
+        f"{'lost points' if _lost(v, maxima.get(q, 0.0)) else 'full marks'}</td></tr>"
         for q, v in record.questions.items()
     )
     passed_rows = "".join(
@@ -146,7 +151,7 @@ def question_rates(records: Sequence[Record], questions: Sequence[str]) -> list[
         top = maxima.get(q, 0.0)
         if not scores:
             continue
-        lost = sum(s < top - 1e-9 for s in scores)
+        lost = sum(_lost(s, top) for s in scores)
         rows.append(
             {
                 "question": q,

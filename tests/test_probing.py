@@ -185,6 +185,34 @@ def test_missing_function_is_named() -> None:
     assert "`double` is not defined" in problems["q1.doubles"]
 
 
+def test_a_judge_that_cannot_use_a_result_names_what_was_wrong_with_it() -> None:
+    """A judge raising on data it did not expect never leaves the student with 'could not
+    check': the sentence says what came back instead of what was expected."""
+    hidden = ProbeSet("t")
+
+    def by_index(out, ref):  # noqa: ANN001, ANN202 - a judge that assumes an array
+        return None if out["y"].value[0] == ref["y"].value[0] else "wrong"
+
+    @hidden.probe("q1", "double", judge=by_index)
+    def doubles(sub, rng):  # noqa: ANN001, ANN202
+        """on ones (3,)"""
+        return {"y": sub.double(np.ones(3, np.float32))}
+
+    probe = hidden.get("q1.doubles")
+    ref = {"ok": True, "outputs": {"y": PlainArray(np.full(3, 2.0, np.float32))}}
+
+    def verdict(source: str) -> str | None:
+        return judge_probe(probe, decode_run(run_probe(probe, _env(source), 0)), ref)
+
+    assert verdict("def double(x):\n    return x * 2") is None
+    assert "returned a float, expected a float32 array of shape (3,)" in verdict(
+        "def double(x):\n    return 2.0"
+    )
+    empty = verdict("import numpy as np\ndef double(x):\n    return np.zeros(0, np.float32)")
+    assert "returned a float32 array of shape (0,), expected a float32 array of shape (3,)" in empty
+    assert "could not check" not in empty
+
+
 def test_source_helpers_see_helpers_and_forbidden_names() -> None:
     env = _env(
         "import jax.numpy as jnp\ndef helper(x, y):\n    return jnp.outer(x, y)\n"
