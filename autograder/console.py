@@ -25,6 +25,11 @@ def _points(x: float) -> str:
     return f"{x:g}"
 
 
+def plural(n: int, noun: str) -> str:
+    """``1 submission``, ``2 submissions``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 class Console:
     """Prints for people: ``say`` is progress (dropped when quiet), ``warn`` always shows."""
 
@@ -115,7 +120,7 @@ def summary_text(
         lines.append("")
         run = f"graded {graded} now" + (f", kept {kept} from the previous run" if kept else "")
         lines.append(
-            f"{len(records)} submissions ({status_counts(records)}); {run}. Score: mean "
+            f"{plural(len(records), 'submission')} ({status_counts(records)}); {run}. Score: mean "
             f"{mean(totals):.2f}, median {median(totals):.2f} of {_points(records[0].possible)}."
         )
         errors = sum(r.status == "error" for r in records)

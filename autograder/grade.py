@@ -637,7 +637,7 @@ def main(
     What it prints (:mod:`autograder.console`): progress on stderr (a bar on a terminal, a line
     per submission elsewhere), then with ``summary`` the gradebook's table and where the files
     are on stdout; ``quiet`` keeps only warnings and errors."""
-    from .console import Console, summary_text
+    from .console import Console, plural, summary_text
     from .report import write_feedback, write_report
 
     course = course or load_course()
@@ -685,12 +685,14 @@ def main(
     kept = len(subs) - len(todo)
     if todo:
         console.say(
-            f"grading {len(todo)} of {len(subs)} submissions of {a.id}, {jobs} at a time"
+            f"grading {len(todo)} of {plural(len(subs), 'submission')} of {a.id}, "
+            f"{min(jobs, len(todo))} at a time"
             + (f"; {kept} kept from the previous run (--regrade grades them again)" if kept else "")
         )
     elif subs:
         console.say(
-            f"all {kept} submissions kept from the previous run in {out} (--regrade grades them again)"
+            f"all {plural(kept, 'submission')} kept from the previous run in {out} "
+            "(--regrade grades them again)"
         )
 
     def flush() -> None:
