@@ -668,6 +668,7 @@ def main(
     console = Console(quiet=quiet)
     jobs = max(1, jobs or os.cpu_count() or 1)
     _make_out(out)
+    _remove_half_written(out)
     seed = batch_seed(out, seed)
     if skipped:  # a warning, not progress: shown even when quiet
         console.warn(f"skipped (not .ipynb or .zip): {', '.join(skipped[:10])}")
@@ -757,6 +758,14 @@ def _make_out(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"--out {out}: cannot create the folder ({e.strerror or e})") from None
+
+
+def _remove_half_written(out: Path) -> None:
+    """Remove what :func:`atomic_write` left of a run killed while writing (its temporary files):
+    the resumed batch writes those files again."""
+    for folder in (out, out / "results", out / "feedback"):
+        for tmp in folder.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
 
 
 def _limits(base: dict[str, Any], **overrides: float | None) -> SandboxLimits:
