@@ -5,20 +5,18 @@ entries, on an input shape that no earlier call in the process used (`_fresh_sha
 calls made by the notebook or by an earlier probe never pre-warm the cache being counted. Those
 probes return counts only, never the shape, so student and reference runs stay comparable.
 
-Timing probes (q9) measure the same function themselves, before and after the student's
-`benchmark`, and judge the ratio with wide margins (a loaded 2-core machine must not fail a
-correct answer); their judges read only the student's run, never the reference's timings.
+Timing probes (q9) time a simulated device, not XLA, and judge what the student's `benchmark`
+did (which results it waited for, how many calls it made) and bounds a correct answer meets under
+any load; their judges read only the student's run, never the reference's timings.
 """
 
 import ast
 import itertools
-import statistics
 import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 from jax.experimental import checkify
 
 from autograder.probing import (
@@ -593,46 +591,88 @@ def passes_for_positive_entries_and_returns_log(sub, rng):
 
 # ---------------------------------------------------------------------------------------------
 # q9 benchmark: blocks on the result, excludes compilation.
+#
+# Both probes hand `benchmark` a simulated device instead of an XLA program, because two clocks
+# compared on a loaded machine can say anything (a wrong answer once scored full marks under
+# load). `f` returns at once, as a jitted function does under asynchronous dispatch, and its
+# result is ready RUN_SECONDS after the device finished the previous one; its first call can
+# also take COMPILE_SECONDS before returning, as tracing and compiling do. Sleeping can only
+# overshoot, so the judges rest on what the submission did, which load cannot change: which
+# results it waited for, how many calls it made, and bounds that a correct benchmark meets
+# however slow the machine is (at least RUN_SECONDS per call; a timed span inside the call).
 
-#: A 384 x 384 float32 matmul chain: 5 to 50 ms on a 2-core CPU, dispatched asynchronously.
-CHAIN_N, CHAIN_STEPS = 384, 4
-#: Unrolled scalar operations: a few hundred ms to trace and compile, tens of microseconds to run.
-SLOW_COMPILE_OPS = 150
-#: Timing judges allow this factor either way (a loaded machine must not fail a correct answer).
-SLACK = 5.0
-#: How far under first_call / 10 (a mean that counts the compiling call) a correct mean must be.
-COMPILE_MARGIN = 4.0
-
-
-def _matmul_chain():
-    @jax.jit
-    def chain(a):
-        return lax.fori_loop(0, CHAIN_STEPS, lambda i, b: jnp.tanh(b @ a), a)
-
-    return chain
-
-
-def _slow_to_compile():
-    """A new jitted function (an empty cache) whose program is SLOW_COMPILE_OPS operations long."""
-
-    def f(x):
-        for i in range(SLOW_COMPILE_OPS):
-            x = jnp.sin(x) * 1.0001 + i * 1e-3
-        return x
-
-    return jax.jit(f)
+#: Seconds the simulated device takes per call: a correct mean is never below this.
+RUN_SECONDS = 0.03
+#: Seconds the first call of the slow-to-compile function takes before it returns.
+COMPILE_SECONDS = 0.3
+#: Seconds per call of the fast-to-run function once compiled.
+FAST_RUN_SECONDS = 0.001
+REPEATS = 10
 
 
-def _blocked_seconds(f, *args, calls=5):
-    """Median seconds per call of a warm ``f``, each result waited for; the first call also
-    drains whatever an earlier benchmark left queued."""
-    jax.block_until_ready(f(*args))
-    times = []
-    for _ in range(calls):
-        began = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        times.append(time.perf_counter() - began)
-    return statistics.median(times)
+def _sleep_until(deadline):
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(left)
+
+
+class _Device:
+    """A function on a simulated device: each call queues one run of ``run`` seconds and returns
+    a :class:`_Result` at once; the first call first spends ``compile`` seconds, synchronously.
+    Records how many calls were made and which results were waited for."""
+
+    def __init__(self, run, compile=0.0):
+        self.run, self.compile = run, compile
+        self.free_at = 0.0
+        self.calls = 0
+        self.waited = set()
+
+    def __call__(self, *args, **kwargs):
+        index, self.calls = self.calls, self.calls + 1
+        if index == 0 and self.compile:
+            _sleep_until(time.monotonic() + self.compile)
+        self.free_at = max(time.monotonic(), self.free_at) + self.run
+        return _Result(self, index, self.free_at)
+
+
+class _Result:
+    """What a call returns: like a JAX array, reading it (``block_until_ready``, NumPy, an
+    attribute, printing) waits until the device has computed it."""
+
+    __slots__ = ("_device", "_index", "_ready_at")
+
+    def __init__(self, device, index, ready_at):
+        self._device, self._index, self._ready_at = device, index, ready_at
+
+    def block_until_ready(self):
+        _sleep_until(self._ready_at)
+        self._device.waited.add(self._index)
+        return self
+
+    def is_ready(self):
+        return time.monotonic() >= self._ready_at
+
+    def _value(self):
+        self.block_until_ready()
+        return np.zeros((), np.float32)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value() if dtype is None else self._value().astype(dtype)
+
+    def __float__(self):
+        return float(self._value())
+
+    def __repr__(self):
+        return repr(self._value())
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        return self._value()[index]
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # a protocol lookup, not a read of the value
+            raise AttributeError(name)
+        return getattr(self._value(), name)
 
 
 def _seconds(value):
@@ -651,19 +691,22 @@ def _per_call_when_blocked(out, ref):
     t = _seconds(out.get("seconds"))
     if t is None:
         return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
-    low = min(out["blocked"])
-    if t < low / SLACK:
+    run, repeats = out["run"], out["repeats"]
+    # A benchmark that waits for its results spends at least `run` per call between reading the
+    # clock twice, however loaded the machine; one that never waited for a timed result (after
+    # the warm-up's) measured the dispatch, whatever the clock says.
+    if out["waited_after_first"] == 0 or t < run / 2:
         return (
-            f"reported {_ms(t)} per call for a function whose calls take about {_ms(low)} to "
-            "finish: it timed the asynchronous dispatch; wait with jax.block_until_ready "
-            "before reading the clock"
+            f"reported {_ms(t)} per call for a function whose results arrive {_ms(run)} after "
+            "each call returns: it timed the asynchronous dispatch; wait with "
+            "jax.block_until_ready before reading the clock"
         )
     # The timed loop runs inside the one benchmark() call, so seconds per call times `repeats`
     # cannot exceed that call's own duration, however loaded the machine is; a total instead
     # of a mean exceeds it about `repeats` times over.
-    if t * out["repeats"] > 2 * out["call"]:
+    if t * repeats > 1.5 * out["call"]:
         return (
-            f"reported {_ms(t)} per call, but the whole call with repeats={out['repeats']} took "
+            f"reported {_ms(t)} per call, but the whole call with repeats={repeats} took "
             f"{_ms(out['call'])}: return seconds per call (divide by repeats)"
         )
     return None
@@ -671,48 +714,54 @@ def _per_call_when_blocked(out, ref):
 
 @hidden.probe("q9", "benchmark", judge=_per_call_when_blocked, weight=2)
 def waits_for_the_result(sub, rng):
-    """on a jitted function whose run takes milliseconds while its dispatch returns at once"""
-    a = _f32(rng, (CHAIN_N, CHAIN_N), 1.0 / CHAIN_N)
-    chain = _matmul_chain()
-    before = _blocked_seconds(chain, a)
-    repeats = 10
+    """on a jitted-like function whose result arrives milliseconds after its call returns"""
+    device = _Device(RUN_SECONDS)
+    x = _f32(rng, (8,))
     began = time.perf_counter()
-    seconds = sub.benchmark(chain, a, repeats=repeats)
+    seconds = sub.benchmark(device, x, repeats=REPEATS)
     call = time.perf_counter() - began
-    after = _blocked_seconds(chain, a)
-    return {"seconds": seconds, "blocked": [before, after], "call": call, "repeats": repeats}
+    return {
+        "seconds": seconds,
+        "waited_after_first": len(device.waited - {0}),
+        "call": call,
+        "run": RUN_SECONDS,
+        "repeats": REPEATS,
+    }
 
 
 def _excludes_compile(out, ref):
     t = _seconds(out.get("seconds"))
     if t is None:
         return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
-    first, run = out["first_call"], out["run"]
-    # A mean of 10 calls that counts the first one is about first / 10 (~5 ms here). A correct
-    # mean is about `run` (~15 us) plus whatever stalls the machine adds to its ten calls: one
-    # lost scheduler time slice (~10 ms) adds ~1 ms, far more than `run` itself, so the line
-    # must not be scaled by `run` (it once sat at 0.2 ms, and a busy machine failed correct
-    # answers). It sits a factor of 4 under first / 10 and tolerates a 10 ms stall.
-    threshold = max(first / (10 * COMPILE_MARGIN), run * SLACK)
-    if t > threshold:
+    compile_, repeats = out["compile"], out["repeats"]
+    # Only `repeats` calls in all: the first timed one compiled. Else a correct timed span starts
+    # after the compiling call returned, so it is shorter than the whole benchmark() call by at
+    # least `compile_`, however loaded the machine; one that counts the compiling call is not.
+    if out["calls"] <= repeats or t * repeats > out["call"] - compile_ / 2:
         return (
-            f"reported {_ms(t)} per call for a function that runs in about {_ms(run)} but "
-            f"takes {_ms(first)} to trace and compile on its first call: the timing includes "
-            "compilation; call f once, untimed, before starting the clock"
+            f"reported {_ms(t)} per call for a function that takes {_ms(compile_)} to trace and "
+            f"compile on its first call and about {_ms(out['run'])} afterwards: the timing "
+            "includes compilation; call f once, untimed, before starting the clock"
         )
     return None
 
 
 @hidden.probe("q9", "benchmark", judge=_excludes_compile, weight=2)
 def excludes_compilation(sub, rng):
-    """on a new jitted function that is slow to compile and fast to run"""
-    x = jnp.float32(rng.uniform(0.5, 1.5))
-    seconds = sub.benchmark(_slow_to_compile(), x, repeats=10)
-    g = _slow_to_compile()
+    """on a new jitted-like function that is slow to compile and fast to run"""
+    device = _Device(FAST_RUN_SECONDS, compile=COMPILE_SECONDS)
+    x = _f32(rng, (8,))
     began = time.perf_counter()
-    jax.block_until_ready(g(x))
-    first = time.perf_counter() - began
-    return {"seconds": seconds, "first_call": first, "run": _blocked_seconds(g, x)}
+    seconds = sub.benchmark(device, x, repeats=REPEATS)
+    call = time.perf_counter() - began
+    return {
+        "seconds": seconds,
+        "calls": device.calls,
+        "call": call,
+        "compile": COMPILE_SECONDS,
+        "run": FAST_RUN_SECONDS,
+        "repeats": REPEATS,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
