@@ -812,6 +812,7 @@ def noisy_draws_do_not_grow_with_batch(sub, rng):
     """its traced random draws do not grow with the number of keys (vmap, no Python loop)"""
     keys = jax.random.split(_key(rng), max(BATCHES))
     x = _noisy_input(rng, (3,))
+
     def call(k):
         return sub.noisy_copies(k, x, 0.5)
 
