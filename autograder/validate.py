@@ -31,8 +31,8 @@ import nbformat
 
 from . import build, grade
 from .config import Assignment, Course, load_course
-from .grade import Record
 from .notebooks import bound_and_read_names, code_cells, defined_names, read_notebook
+from .records import Record, read_records
 
 #: The reference's graded cells alone, graded beside the known-wrong answers built from them: at
 #: full marks it proves that no answer lost points because a cell it needed was left out.
@@ -297,7 +297,7 @@ def validate_assignment(
         )
         if status != 0:
             return [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]
-        checks += grading_checks(a, grade.read_records(out), mutants)
+        checks += grading_checks(a, read_records(out), mutants)
     checks += leak_checks(a)
     return checks
 

@@ -86,7 +86,6 @@ def ours_one_by_one(folders: dict[str, Path], out: Path) -> dict[tuple[str, str]
         a = course.assignment(aid)
         subs, _ = collect(folder, a, course)
         with Grader(course, a, out / aid, seed=course.grading.seed) as g:
-            g._slots.put(1)
             g.reference()
             for s in subs:
                 start = time.perf_counter()

@@ -26,7 +26,7 @@ from autograder.build import autograder_master
 from autograder.config import load_course
 from autograder.execution import load_probes
 from autograder.notebooks import master_questions, read_notebook
-from autograder.reference import compilation_cache_settings
+from autograder.sandbox.xla_cache import compilation_cache_settings
 
 pytestmark = pytest.mark.slow
 
