@@ -37,7 +37,7 @@ from typing import Any
 import nbformat
 import yaml
 
-from .build import BuildError, load_sources, reference_module, stable_ids, write_notebook
+from .build import BuildError, kernel_support_files, load_sources, stable_ids, write_notebook
 from .config import ROOT, Assignment, Course, load_course
 from .notebooks import is_marker_cell
 from .probing import ProbeSet
@@ -278,10 +278,7 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
 def support_files(a: Assignment, course: Course, nb: nbformat.NotebookNode) -> dict[str, str]:
     """``{relative path: text}`` of the hidden tests' support folder of ``a``."""
     return {
-        "autograder/__init__.py": '"""Hidden-test support for the nbgrader export."""\n',
-        "autograder/probing.py": (ROOT / "autograder" / "probing.py").read_text(encoding="utf-8"),
-        "hidden_probes.py": a.probes_file.read_text(encoding="utf-8"),
-        "reference_solution.py": reference_module(nb, a),
+        **kernel_support_files(a, nb),
         f"{HIDDEN_MODULE}.py": _HIDDEN_MODULE_SOURCE.format(
             assignment=a.id, seed=course.grading.seed, precision=course.grading.matmul_precision
         ),

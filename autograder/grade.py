@@ -291,7 +291,7 @@ class Grader:
             [
                 self.assignment.master.read_bytes(),
                 self.probes_source.encode(),
-                (Path(__file__).parent / "probing.py").read_bytes(),
+                *(f.read_bytes() for f in sorted((Path(__file__).parent / "probing").glob("*.py"))),
                 json.dumps(self.job, sort_keys=True).encode(),
                 jax.__version__.encode(),
             ]

@@ -103,11 +103,9 @@ def otter_zip(aid: str, work: Path) -> Path:
     course = load_course()
     a = course.assignment(aid)
     nb, hidden = build.load_sources(a)
-    (work / "autograder").mkdir(parents=True)
-    (work / "autograder" / "__init__.py").write_text('"""Hidden-test support for the otter autograder."""\n')
-    shutil.copy(ROOT / "autograder" / "probing.py", work / "autograder" / "probing.py")
-    shutil.copy(a.probes_file, work / "hidden_probes.py")
-    (work / "reference_solution.py").write_text(build.reference_module(nb, a))
+    for rel, text in build.kernel_support_files(a, nb).items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text, encoding="utf-8")
     shutil.copy(ROOT / "requirements" / "autograder.txt", work / "requirements.txt")
     master = work / a.notebook
     build.write_notebook(build.autograder_master(a, nb, hidden, course.grading.seed), master)
