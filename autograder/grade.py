@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from .config import ROOT, Assignment, Course, load_course
-from .execution import stub_source
-from .notebooks import code_cells, master_questions, read_notebook
+from .master_format import master_questions, stub_source
+from .notebooks import code_cells, read_notebook
 from .probing import (
     ProbeSet,
     decode_run,

@@ -42,19 +42,11 @@ from autograder.submissions import collect  # noqa: E402
 from autograder.validate import mutant_notebook  # noqa: E402
 
 BARE = """
-import sys, json, types
-sys.modules["otter"] = types.ModuleType("otter")
-sys.modules["otter"].Notebook = lambda *a, **k: types.SimpleNamespace(check=lambda *a: None,
-                                                                        export=lambda *a, **k: None)
+import sys, json
 from pathlib import Path
-from autograder.execution import compile_cell, load_probes
+from autograder.execution import load_probes, run_cells
 from autograder.probing import run_probe
-env = {"__name__": "__main__"}
-for i, src in enumerate(json.load(open(sys.argv[1]))):
-    try:
-        exec(compile_cell(src, i), env)
-    except Exception:
-        pass
+env, _ = run_cells(json.load(open(sys.argv[1])))
 for probe in load_probes(Path(sys.argv[2])).probes:
     run_probe(probe, env, int(sys.argv[3]))
 """

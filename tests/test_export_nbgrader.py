@@ -25,7 +25,8 @@ from autograder import export_nbgrader
 from autograder.build import autograder_master
 from autograder.config import ROOT, load_course
 from autograder.execution import load_probes
-from autograder.notebooks import master_questions, read_notebook
+from autograder.master_format import master_questions
+from autograder.notebooks import read_notebook
 from autograder.reference import compilation_cache_settings
 
 pytestmark = pytest.mark.slow
