@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from .config import ROOT, Assignment, Course, load_course
-from .execution import stub_source
 from .judge import Scoring, judge, record
-from .notebooks import code_cells, master_questions, read_notebook
+from .master_format import master_questions, stub_source
+from .notebooks import code_cells, read_notebook
 from .probing import (
     ProbeSet,
     decode_run,
@@ -191,7 +191,7 @@ class Grader:
             [
                 self.assignment.master.read_bytes(),
                 self.probes_source.encode(),
-                (Path(__file__).parent / "probing.py").read_bytes(),
+                *(f.read_bytes() for f in sorted((Path(__file__).parent / "probing").glob("*.py"))),
                 json.dumps(self.job, sort_keys=True).encode(),
                 jax.__version__.encode(),
             ]
