@@ -45,25 +45,18 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def add(name: str, **kw: Any) -> argparse.ArgumentParser:
-        return sub.add_parser(name, parents=[debug], **kw)
+        # A flag not given is absent from the parsed arguments, so each verb's ``main`` holds
+        # the one default (the help text only says what it is).
+        return sub.add_parser(name, parents=[debug], argument_default=argparse.SUPPRESS, **kw)
 
     b = add("build", help="build the student release and the Gradescope autograder zips")
     b.add_argument("assignments", nargs="*", help="assignment ids (default: all in course.yml)")
 
     def grading_flags(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
-        q.add_argument(
-            "--jobs", type=_count, default=None, help="submissions graded at once (default: CPU count)"
-        )
-        q.add_argument(
-            "--cpu-devices",
-            type=_count,
-            default=None,
-            help="virtual CPU devices for JAX (default: course.yml)",
-        )
-        q.add_argument(
-            "--quiet", action="store_true", default=None, help="print only warnings and errors (no progress)"
-        )
+        q.add_argument("--device", choices=("cpu", "gpu"), help="where JAX runs (default: cpu)")
+        q.add_argument("--jobs", type=_count, help="submissions graded at once (default: CPU count)")
+        q.add_argument("--cpu-devices", type=_count, help="virtual CPU devices for JAX (default: course.yml)")
+        q.add_argument("--quiet", action="store_true", help="print only warnings and errors (no progress)")
 
     g = add("grade", help="grade a notebook, a folder or a zip of submissions")
     g.add_argument("assignment")
@@ -73,14 +66,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--regrade", action="store_true", help="grade again what OUT already holds")
     grading_flags(g)
-    g.add_argument("--cell-seconds", type=float, default=None)
-    g.add_argument("--submission-seconds", type=float, default=None)
-    g.add_argument("--memory-mb", type=int, default=None)
-    g.add_argument("--processes", type=int, default=None)
+    g.add_argument("--cell-seconds", type=float, help="time limit of one cell (default: course.yml)")
+    g.add_argument(
+        "--submission-seconds", type=float, help="time limit of one submission (default: course.yml)"
+    )
+    g.add_argument("--memory-mb", type=int, help="memory limit of a sandbox (default: course.yml)")
+    g.add_argument("--processes", type=int, help="process limit of a sandbox (default: course.yml)")
     g.add_argument(
         "--seed",
         type=int,
-        default=None,
         help="the batch's seed (default: drawn afresh for a new OUT, kept in OUT/batch.json); "
         "give one to reproduce a batch",
     )
@@ -100,44 +94,27 @@ def main(argv: list[str] | None = None) -> int:
     from .submissions import UsageError
 
     args = _parser().parse_args(argv)
+    given = {k: v for k, v in vars(args).items() if k not in ("command", "debug")}
+    if not given.get("assignments", True):
+        del given["assignments"]  # none named: every assignment of course.yml
     try:
         if args.command == "build":
             from . import build
 
-            build.main(assignments=args.assignments or None)
+            build.main(**given)
             return 0
         if args.command == "grade":
             from . import grade
 
-            return grade.main(
-                assignment=args.assignment,
-                submissions=args.submissions,
-                out=args.out,
-                device=args.device,
-                jobs=args.jobs,
-                regrade=args.regrade,
-                quiet=bool(args.quiet),
-                cpu_devices=args.cpu_devices,
-                cell_seconds=args.cell_seconds,
-                submission_seconds=args.submission_seconds,
-                memory_mb=args.memory_mb,
-                processes=args.processes,
-                seed=args.seed,
-            )
+            return grade.main(**given)
         if args.command == "validate":
             from . import validate
 
-            return validate.main(
-                assignments=args.assignments or None,
-                device=args.device,
-                jobs=args.jobs,
-                cpu_devices=args.cpu_devices,
-                quiet=args.quiet,
-            )
+            return validate.main(**given)
         if args.command == "export-nbgrader":
             from . import export_nbgrader
 
-            export_nbgrader.main(out=args.out)
+            export_nbgrader.main(**given)
             return 0
     except (ConfigError, UsageError, NotebookError) as e:
         print(f"error: {e}", file=sys.stderr)
