@@ -18,6 +18,9 @@ import yaml
 if TYPE_CHECKING:
     import nbformat
 
+#: The first line of a student notebook's setup cell (:func:`autograder.handout.setup_cell`):
+#: it installs packages where they are missing, so the grader never runs it.
+SETUP_CELL_MARKER = "# Setup: run this cell first."
 OTTER_LINE = re.compile(r"^\s*(import otter\b|grader\s*=\s*otter\.|grader\.\w+\()")
 _RAW_MARKER = re.compile(r"^\s*#\s*(BEGIN|END)\s+(QUESTION|SOLUTION|TESTS|PROMPT)\b", re.I)
 _TEST_CONFIG = re.compile(r'^\s*(?:.\s*=\s*)?"""?\s*#\s*BEGIN\s*TEST\s*CONFIG', re.I)
@@ -88,8 +91,9 @@ def is_test_cell(source: str) -> bool:
 
 def executable_source(source: str) -> str:
     """A code cell as plain Python: IPython magics and shell escapes dropped, otter calls
-    (``import otter``, ``grader = otter.Notebook(...)``, ``grader.check(...)``) dropped."""
-    if source.lstrip().startswith("%%"):
+    (``import otter``, ``grader = otter.Notebook(...)``, ``grader.check(...)``) dropped, and
+    the student setup cell (:data:`SETUP_CELL_MARKER`) dropped whole."""
+    if source.lstrip().startswith(("%%", SETUP_CELL_MARKER)):
         return ""
     kept = []
     for line in source.splitlines():
