@@ -255,6 +255,7 @@ def test_the_notebook_alone_runs_in_a_fresh_venv_from_student_requirements(tmp_p
     work = tmp_path / "student"
     work.mkdir()
     nbformat.write(solved, work / a.notebook)
+    assert sorted(p.name for p in work.iterdir()) == [a.notebook]  # no tests/, nothing else
     runner = (
         "import sys, nbformat\n"
         "from nbclient import NotebookClient\n"
