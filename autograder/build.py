@@ -1,9 +1,10 @@
 """``python -m autograder build``: the student release and the Gradescope autograder, from solutions/.
 
 For each assignment: check the master → otter assign (student notebook and public tests) →
-normalise the student files (no outputs, stable cell ids) into ``assignments/<id>/`` → write the
-Gradescope autograder zip (:func:`gradescope_zip`) and the solved notebook under ``build/<id>/``.
-Same sources, same bytes, zip included.
+normalise the student files (setup cell first, no outputs, stable cell ids) into
+``assignments/<id>/`` → write the Gradescope autograder zip (:func:`gradescope_zip`), the student
+handout zip (:mod:`autograder.handout`) and the solved notebook under ``build/<id>/``.
+Same sources, same bytes, zips included.
 
 The zip grades with this project's sandboxed grader (:mod:`autograder.gradescope`), not with
 otter's autograder, whose hidden tests run inside the student's kernel: there a notebook cell
@@ -31,6 +32,7 @@ import yaml
 from .config import ROOT, Assignment, Course, load_course
 from .execution import load_probes
 from .gradescope import RUN_AUTOGRADER, SETUP_SH
+from .handout import add_setup_cell, write_handout
 from .master_format import config_cell, marked_cells, master_config, master_questions
 from .notebooks import NotebookError, executable_source, read_notebook
 from .probing import ProbeSet
@@ -56,6 +58,11 @@ def check_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet) -> 
             )
     if master_config(nb).get("name") != a.id:
         raise BuildError(f"{rel}: ASSIGNMENT CONFIG name must be {a.id!r}")
+    if (master_config(nb).get("tests") or {}).get("files"):
+        raise BuildError(
+            f"{rel}: ASSIGNMENT CONFIG tests: files must be false (public tests travel in the "
+            "notebook's metadata, so that the notebook alone is enough)"
+        )
     questions = {q.name: q for q in master_questions(nb)}
     if list(questions) != list(a.questions):
         raise BuildError(f"{rel}: questions {list(questions)} differ from course.yml's {list(a.questions)}")
@@ -190,19 +197,20 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
         release = release_root / a.id
         if release.exists():
             shutil.rmtree(release)
-        (release / "tests").mkdir(parents=True)
+        release.mkdir(parents=True)
         student = nbformat.read(work / "dist" / "student" / a.notebook, as_version=4)
+        add_setup_cell(student, a.notebook)
         stable_ids(student)
         write_notebook(student, release / a.notebook)
-        for test in sorted((work / "dist" / "student" / "tests").glob("*.py")):
-            shutil.copy(test, release / "tests" / test.name)
 
         out = build_root / a.id
         if out.exists():
             shutil.rmtree(out)
         out.mkdir(parents=True)
         gradescope_zip(a, course, out / f"{a.id}-autograder.zip")
+        write_handout(a, release, out / f"{a.id}-student.zip")
         solved = nbformat.read(work / "dist" / "autograder" / a.notebook, as_version=4)
+        add_setup_cell(solved, a.notebook)
         stable_ids(solved)
         write_notebook(solved, out / "reference.ipynb")
     return release

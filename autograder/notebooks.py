@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import nbformat
 
+#: The first line of a student notebook's setup cell (:func:`autograder.handout.setup_cell`):
+#: it installs packages where they are missing, so the grader never runs it.
+SETUP_CELL_MARKER = "# Setup: run this cell first."
 OTTER_LINE = re.compile(r"^\s*(import otter\b|grader\s*=\s*otter\.|grader\.\w+\()")
 
 
@@ -67,8 +70,9 @@ def parse_notebook(text: str, name: str) -> nbformat.NotebookNode:
 
 def executable_source(source: str) -> str:
     """A code cell as plain Python: IPython magics and shell escapes dropped, otter calls
-    (``import otter``, ``grader = otter.Notebook(...)``, ``grader.check(...)``) dropped."""
-    if source.lstrip().startswith("%%"):
+    (``import otter``, ``grader = otter.Notebook(...)``, ``grader.check(...)``) dropped, and
+    the student setup cell (:data:`SETUP_CELL_MARKER`) dropped whole."""
+    if source.lstrip().startswith(("%%", SETUP_CELL_MARKER)):
         return ""
     kept = []
     for line in source.splitlines():

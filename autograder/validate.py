@@ -22,6 +22,7 @@ import copy
 import filecmp
 import sys
 import tempfile
+import zipfile
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,28 +104,52 @@ def hidden_lines(probes_source: str) -> set[str]:
     return out
 
 
+def notebook_text(nb: nbformat.NotebookNode) -> str:
+    """What a student can read in ``nb``: its cells and the public tests in its metadata."""
+    tests = (nb.metadata.get("otter") or {}).get("tests") or {}
+    return "\n".join([*(c.source for c in nb.cells), *(str(t) for t in tests.values())])
+
+
 def release_text(release: Path) -> str:
     parts = []
     for f in sorted(release.rglob("*")):
         if f.is_file():
             text = f.read_text(encoding="utf-8", errors="replace")
             if f.suffix == ".ipynb":
-                text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
+                text = notebook_text(nbformat.reads(text, as_version=4))
             parts.append(text)
     return "\n".join(parts)
 
 
-def leak_checks(a: Assignment) -> list[Check]:
-    text = release_text(a.release_dir)
+def leak_checks(a: Assignment, text: str | None = None, where: str = "release") -> list[Check]:
+    """No solution line and no hidden test in ``text`` (by default, the committed release's)."""
+    text = release_text(a.release_dir) if text is None else text
     master = read_notebook(a.master)
     leaked = sorted(line for line in solution_lines(master) if line in text)
     hidden = sorted(line for line in hidden_lines(a.probes_file.read_text()) if line in text)
     markers = [m for m in ("hidden_probes", "otter_check", "hidden: true", "hidden=True") if m in text]
     return [
-        Check(a.id, "no solution line in release", not leaked, leaked[0][:60] if leaked else ""),
+        Check(a.id, f"no solution line in {where}", not leaked, leaked[0][:60] if leaked else ""),
         Check(
-            a.id, "no hidden test in release", not (hidden or markers), (hidden or markers or [""])[0][:60]
+            a.id, f"no hidden test in {where}", not (hidden or markers), (hidden or markers or [""])[0][:60]
         ),
+    ]
+
+
+def handout_checks(a: Assignment, handout: Path, release: Path) -> list[Check]:
+    """The student zip holds the release folder ``release`` (under ``<id>/``) and nothing else,
+    and no solution line or hidden test."""
+    with zipfile.ZipFile(handout) as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    expected = {f"{a.id}/{p.relative_to(release).as_posix()}" for p in release.rglob("*") if p.is_file()}
+    extra = sorted(set(members) ^ expected)
+    parts = []
+    for name, data in sorted(members.items()):
+        text = data.decode("utf-8", errors="replace")
+        parts.append(notebook_text(nbformat.reads(text, as_version=4)) if name.endswith(".ipynb") else text)
+    return [
+        Check(a.id, "student zip holds the release only", not extra, extra[0] if extra else ""),
+        *leak_checks(a, "\n".join(parts), where="student zip"),
     ]
 
 
@@ -241,6 +266,9 @@ def validate_assignment(
         # several validations can run at once.
         build.build_assignment(a, course, release_root=tmp_path / "release", build_root=tmp_path / "build")
         checks = fresh_checks(a, tmp_path / "release" / a.id)
+        checks += handout_checks(
+            a, tmp_path / "build" / a.id / f"{a.id}-student.zip", tmp_path / "release" / a.id
+        )
         subs = tmp_path / "submissions"
         subs.mkdir()
         reference = nbformat.read(tmp_path / "build" / a.id / "reference.ipynb", as_version=4)

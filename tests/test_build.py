@@ -1,5 +1,5 @@
-"""build: the same sources give the same student files and Gradescope zips, byte for byte, and
-assignments/ is fresh."""
+"""build: the same sources give the same student files, student zips and Gradescope zips, byte
+for byte, and assignments/ is fresh."""
 
 from __future__ import annotations
 
@@ -37,6 +37,10 @@ def test_building_twice_gives_identical_student_files(tmp_path: Path) -> None:
         assert zip_path.is_file() and zip_path.stat().st_size > 1000
         again = tmp_path / "two" / "build" / a.id / f"{a.id}-autograder.zip"
         assert zip_path.read_bytes() == again.read_bytes(), f"{a.id}: the zip differs between builds"
+        handout = f"{a.id}/{a.id}-student.zip"
+        assert (tmp_path / "one" / "build" / handout).read_bytes() == (
+            tmp_path / "two" / "build" / handout
+        ).read_bytes(), f"{a.id}: the student zip differs between builds"
         assert filecmp.cmp(
             tmp_path / "one" / "build" / a.id / "reference.ipynb",
             tmp_path / "two" / "build" / a.id / "reference.ipynb",
