@@ -311,9 +311,9 @@ def layout_zero_bias_float32(sub, rng):
 
 @hidden.probe("q3", "predict", weight=3)
 def predict_matches_reference(sub, rng):
-    """random params of sizes [3, 16, 8, 2] on x of shape (50, 3)"""
-    params = _params(rng, [3, 16, 8, 2])
-    return {"out": sub.predict(params, _f32(rng.standard_normal((50, 3))))}
+    """random params of sizes [3, 32, 32, 2] on x of shape (256, 3)"""
+    params = _params(rng, [3, 32, 32, 2])
+    return {"out": sub.predict(params, _f32(rng.standard_normal((256, 3))))}
 
 
 @hidden.probe("q3", "predict")
@@ -332,9 +332,9 @@ def one_layer_is_linear(sub, rng):
 
 @hidden.probe("q3", "predict")
 def deep_network(sub, rng):
-    """five layers (sizes [2, 5, 5, 5, 5, 1]) on x of shape (9, 2)"""
-    params = _params(rng, [2, 5, 5, 5, 5, 1])
-    return {"out": sub.predict(params, _f32(rng.standard_normal((9, 2))))}
+    """four layers (sizes [1, 32, 32, 32, 1]) on x of shape (256, 1)"""
+    params = _params(rng, [1, 32, 32, 32, 1])
+    return {"out": sub.predict(params, _f32(rng.uniform(-np.pi, np.pi, (256, 1))))}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,35 +391,41 @@ def _first_step(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     return problem
 
 
+def _jitted_update(sub, **hyperparameters: float) -> Any:
+    """``adam_update`` under one jax.jit, lr traced: one compile, where eager calls would compile
+    every operation once per leaf shape (the update must be jittable anyway)."""
+    import jax
+
+    return jax.jit(lambda g, s, p, lr: sub.adam_update(g, s, p, lr, **hyperparameters))
+
+
 @hidden.probe("q4", "adam_update", weight=2, judge=_first_step)
 def first_step_bias_corrected(sub, rng):
-    """the first step (t = 0 -> 1) from zero moments on a nested pytree: bias-corrected"""
+    """the first step (t = 0 -> 1) from zero moments on a nested pytree, under jit: bias-corrected"""
     params = _nested(rng)
-    new_params, new_state = sub.adam_update(
-        _grads_like(rng, params), _zero_state(params), params, _learning_rate(rng)
-    )
+    update = _jitted_update(sub)
+    new_params, new_state = update(_grads_like(rng, params), _zero_state(params), params, _learning_rate(rng))
     return {"before": params, "params": new_params, "state": new_state}
 
 
 @hidden.probe("q4", "adam_update", weight=2)
 def five_steps_other_hyperparameters(sub, rng):
-    """five steps with b1 = 0.8, b2 = 0.99, eps = 1e-6 and fresh gradients, state fed back"""
+    """five steps under jit with b1 = 0.8, b2 = 0.99, eps = 1e-6 and fresh gradients, state fed back"""
     params = _nested(rng)
     state = _zero_state(params)
     lr = float(rng.uniform(0.01, 0.1))
+    update = _jitted_update(sub, b1=0.8, b2=0.99, eps=1e-6)
     for _ in range(5):
-        params, state = sub.adam_update(
-            _grads_like(rng, params), state, params, lr, b1=0.8, b2=0.99, eps=1e-6
-        )
+        params, state = update(_grads_like(rng, params), state, params, lr)
     return {"params": params, "state": state}
 
 
 @hidden.probe("q4", "adam_update")
 def continues_a_mid_run_state(sub, rng):
-    """one step from a state as after many steps (t > 1, non-zero m and v)"""
+    """one step under jit from a state as after many steps (t > 1, non-zero m and v)"""
     params = _nested(rng)
     state = _mid_run_state(rng, params, int(rng.integers(2, 500)))
-    new_params, new_state = sub.adam_update(_grads_like(rng, params), state, params, _learning_rate(rng))
+    new_params, new_state = _jitted_update(sub)(_grads_like(rng, params), state, params, _learning_rate(rng))
     return {"params": new_params, "state": new_state}
 
 
