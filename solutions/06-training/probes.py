@@ -32,6 +32,9 @@ imported, and the grader imports this file in processes that must not start JAX.
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
 import math
 import types
 from typing import Any
@@ -41,6 +44,7 @@ import numpy as np
 from autograder.probing import (
     PlainArray,
     ProbeSet,
+    SourceFunction,
     array,
     compare_floats,
     compare_outputs,
@@ -447,9 +451,45 @@ def jittable_inside_scan(sub, rng):
     return {"params": new_params, "state": new_state}
 
 
+def _full_source(fn: Any) -> str:
+    """``source_of(fn)`` and the sources of the notebook functions it reaches, jitted or
+    partial ones included. Our grader hands source probes the cells' text, helpers included; in
+    a kernel (the nbgrader export) ``source_of`` follows plain functions only, and a helper
+    under ``jax.jit`` must not hide a ``P("batch")``."""
+    texts: list[str] = []
+    todo, seen = [fn], set()
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        text = source_of(f)
+        if not text:
+            continue
+        texts.append(text)
+        if isinstance(f, SourceFunction):
+            continue  # its text holds its helpers already
+        base = inspect.unwrap(f) if callable(f) else f
+        env = getattr(base, "__globals__", None)
+        if not isinstance(env, dict):
+            continue
+        try:
+            names = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+        except SyntaxError:
+            continue
+        for name in sorted(names):
+            g = env.get(name)
+            while isinstance(g, functools.partial):
+                g = g.func
+            g = inspect.unwrap(g) if callable(g) else g
+            if isinstance(g, types.FunctionType) and g.__module__ == getattr(base, "__module__", None):
+                todo.append(g)
+    return "\n".join(texts)
+
+
 def _library_names(fn: Any) -> list[str]:
     """The optimiser-library names the source of ``fn`` (and its notebook helpers) reaches."""
-    used = names_used(source_of(fn))
+    used = names_used(_full_source(fn))
     found = {n for n in used if set(n.split(".")) & LIBRARY_NAMES}
     env = getattr(fn, "__globals__", {})
     for name in used:
@@ -658,6 +698,43 @@ def runs_on_every_device(sub, rng):
         "devices": [len(leaf.sharding.device_set) if hasattr(leaf, "sharding") else 1 for leaf in leaves],
         "n": _devices(),
     }
+
+
+def _batch_specs(fn: Any) -> list[str]:
+    """The PartitionSpecs (``P(...)``, ``PartitionSpec(...)``, any alias) in the source of ``fn``
+    and its notebook helpers that name a mesh axis: ``P("batch")`` counts, ``P()`` does not."""
+    try:
+        tree = ast.parse(_full_source(fn))
+    except SyntaxError:
+        return []
+    env = getattr(fn, "__globals__", {})
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        bound = env.get(name) if isinstance(env, dict) else None
+        if name not in ("P", "PartitionSpec") and getattr(bound, "__name__", "") != "PartitionSpec":
+            continue
+        if any(not (isinstance(a, ast.Constant) and a.value is None) for a in node.args):
+            found.append(ast.unparse(node))
+    return found
+
+
+def _splits_the_batch(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    if out.get("specs"):
+        return None
+    return (
+        "no PartitionSpec names a mesh axis, so no array is split over the devices: place x and "
+        'y with NamedSharding(mesh, P("batch")); with P() every device computes the whole batch'
+    )
+
+
+@hidden.probe("q7", "train_epoch_sharded", judge=_splits_the_batch, gate=True, source=True)
+def splits_the_batch(sub, rng):
+    """splits the data over a mesh axis: a PartitionSpec such as P("batch"), not only P()"""
+    return {"specs": _batch_specs(sub.train_epoch_sharded)}
 
 
 @hidden.probe("q7", "train_epoch_sharded", weight=3, judge=_compare_with(EPOCH_TOL))
