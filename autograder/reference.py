@@ -148,7 +148,8 @@ class Store:
                 "meta": meta,
                 "blobs": {k: base64.b64encode(b).decode() for k, b in blobs.items()},
             }
-        atomic_write(self.outputs_file(seed), json.dumps(results, sort_keys=True))
+        # 0600: where Landlock is missing, file modes alone keep sandboxes (other user ids) out.
+        atomic_write(self.outputs_file(seed), json.dumps(results, sort_keys=True), private=True)
 
 
 def prune(root: Path, *, keep: Path, now: float | None = None) -> list[Path]:
