@@ -31,3 +31,33 @@ def test_adam_first_step(adam_update):
     want = np.array([1.0 - 0.01, -2.0 + 0.01, 0.5 - 0.01])
     assert np.allclose(new_params['w'], want, rtol=1e-05), f"adam_update: the first step should move every parameter by lr against its gradient (bias correction), expected {want.tolist()}, got {np.asarray(new_params['w']).tolist()}"
 
+@test_case(points=0, hidden=False)
+def test_adam_rules(adam_init, adam_update):
+    import ast
+    import inspect
+    import textwrap
+    import jax.numpy as jnp
+    libraries = ('optax', 'flax', 'jax.example_libraries')
+    for fn in (adam_init, adam_update):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        env = getattr(fn, '__globals__', {})
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names |= {a.name for a in node.names} | {getattr(node, 'module', None) or ''}
+        used = []
+        for name in sorted(names):
+            obj = env.get(name)
+            module = getattr(obj, '__name__', '') if inspect.ismodule(obj) else getattr(obj, '__module__', '')
+            if {'optax', 'flax', 'example_libraries', 'optimizers'} & set(name.split('.')) or (isinstance(module, str) and module.startswith(libraries)):
+                used.append(name)
+        assert not used, f'{fn.__name__} uses {used[0]}, an optimiser library: write Adam yourself with jax.tree.map (rule 1)'
+    params = {'w': jnp.ones(2)}
+    state = adam_init(params)
+    assert state is not None, 'adam_init returned None: is it still the stub `...`?'
+    assert adam_update({'w': jnp.ones(2)}, state, params, 0.1) is not None, 'adam_update returned None: is it still the stub `...`?'
+

@@ -27,3 +27,29 @@ def test_train_epoch_shapes(train_epoch):
     again = train_epoch(new_params, new_state, jax.random.key(1), x, y, 48, 0.01)
     assert float(again[2]) < float(mean_loss), f"train_epoch: the second epoch's loss ({float(again[2]):.4f}) should be below the first's ({float(mean_loss):.4f})"
 
+@test_case(points=0, hidden=False)
+def test_train_epoch_rules(train_epoch):
+    import jax
+    import jax.numpy as jnp
+    params = [{'W': jnp.ones((1, 4)), 'b': jnp.zeros(4)}, {'W': jnp.ones((4, 1)), 'b': jnp.zeros(1)}]
+    zeros = jax.tree.map(jnp.zeros_like, params)
+    state = {'m': zeros, 'v': zeros, 't': jnp.int32(0)}
+    x = jnp.linspace(-3.0, 3.0, 16).reshape(16, 1)
+    args = (params, state, jax.random.key(0), x, jnp.sin(x))
+
+    def epoch(params, state, key, x, y):
+        return train_epoch(params, state, key, x, y, 4, 0.01)
+    assert jax.eval_shape(epoch, *args) is not None, 'train_epoch returned None: is it still the stub `...`?'
+    assert hasattr(train_epoch, 'lower'), 'train_epoch is not jitted: decorate it with @functools.partial(jax.jit, static_argnames="batch_size")'
+
+    def primitives(jaxpr):
+        for eqn in jaxpr.eqns:
+            yield eqn.primitive.name
+            for value in eqn.params.values():
+                for inner in value if isinstance(value, (list, tuple)) else [value]:
+                    inner = getattr(inner, 'jaxpr', inner)
+                    if hasattr(inner, 'eqns'):
+                        yield from primitives(inner)
+    found = set(primitives(jax.make_jaxpr(epoch)(*args).jaxpr))
+    assert found & {'scan', 'while'}, 'train_epoch: run the batches with lax.scan, not a Python loop'
+

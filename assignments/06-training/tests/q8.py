@@ -13,6 +13,7 @@ def test_plot_fit_figure(plot_fit):
     params = [{'W': jnp.ones((1, 2)), 'b': jnp.zeros(2)}, {'W': jnp.ones((2, 1)), 'b': jnp.zeros(1)}]
     x = jnp.array([[0.5], [-2.0], [1.5], [-0.5], [3.0]])
     fig = plot_fit(params, x, jnp.sin(x))
+    assert fig is not None, 'plot_fit returned None: is it still the stub `...`?'
     assert type(fig).__name__ == 'Figure', f'plot_fit should return a matplotlib Figure, got {type(fig).__name__}'
     axes = fig.get_axes()
     lines = [line for ax in axes for line in ax.get_lines()]
