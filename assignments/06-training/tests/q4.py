@@ -46,15 +46,15 @@ def test_adam_rules(adam_init, adam_update):
         env = getattr(fn, '__globals__', {})
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names |= {a.name for a in node.names} | {getattr(node, 'module', None) or ''}
+        for stmt in ast.walk(tree):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                names |= {a.name for a in stmt.names} | {getattr(stmt, 'module', None) or ''}
         used = []
-        for name in sorted(names):
-            obj = env.get(name)
+        for candidate in sorted(names):
+            obj = env.get(candidate)
             module = getattr(obj, '__name__', '') if inspect.ismodule(obj) else getattr(obj, '__module__', '')
-            if {'optax', 'flax', 'example_libraries', 'optimizers'} & set(name.split('.')) or (isinstance(module, str) and module.startswith(libraries)):
-                used.append(name)
+            if {'optax', 'flax', 'example_libraries', 'optimizers'} & set(candidate.split('.')) or (isinstance(module, str) and module.startswith(libraries)):
+                used.append(candidate)
         assert not used, f'{fn.__name__} uses {used[0]}, an optimiser library: write Adam yourself with jax.tree.map (rule 1)'
     params = {'w': jnp.ones(2)}
     state = adam_init(params)

@@ -40,7 +40,7 @@ def test_train_epoch_rules(train_epoch):
     def epoch(params, state, key, x, y):
         return train_epoch(params, state, key, x, y, 4, 0.01)
     assert jax.eval_shape(epoch, *args) is not None, 'train_epoch returned None: is it still the stub `...`?'
-    assert hasattr(train_epoch, 'lower'), 'train_epoch is not jitted: decorate it with @functools.partial(jax.jit, static_argnames="batch_size")'
+    assert hasattr(train_epoch, 'lower'), 'train_epoch is not jitted: decorate it with jax.jit, batch_size static (the comment above it says how)'
 
     def primitives(jaxpr):
         for eqn in jaxpr.eqns:
