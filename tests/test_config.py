@@ -10,7 +10,7 @@ import yaml
 from autograder.config import COURSE_FILE, ConfigError, load_course
 
 
-def test_the_course_loads_with_all_five_assignments() -> None:
+def test_the_course_loads_with_all_six_assignments() -> None:
     course = load_course()
     assert [a.id for a in course.assignments] == [
         "01-broadcasting",
@@ -18,6 +18,7 @@ def test_the_course_loads_with_all_five_assignments() -> None:
         "03-autodiff",
         "04-jit",
         "05-pmap",
+        "06-training",
     ]
     pmap = course.assignment("05-pmap")
     assert (pmap.devices.cpu_devices, pmap.devices.min_devices) == (8, 2)

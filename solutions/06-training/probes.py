@@ -1,0 +1,869 @@
+"""Hidden tests of 06-training: the seed's MLP trained on sin(x), end to end.
+
+Each probe hands its question inputs in the syllabus's formats (params as `init_params` makes
+them, Adam state as `adam_init` makes it), built from the probe's `rng`, never through the
+submission's own answers to earlier questions. The training questions cannot be separated
+that far: `train_epoch` (q5) runs the submission's `predict` and `adam_update`, and `fit` (q6)
+runs everything, so an early mistake also costs points there, as it would in a real run.
+Known-wrong answers are graded on their own question, beside the reference's other answers.
+
+Tolerances: q1's `x` is compared bit for bit (threefry `uniform` is identical on every
+backend), its `y` within 1e-6 (`normal` may differ in the last digit). Single steps use the
+float32 table. Whole epochs and runs (q5-q7) use `EPOCH_TOL`: on 2026-11-25 correct answers
+written differently (another summation order, `jnp.square`, `jnp.power`, a sharded epoch
+against q5's) stayed within 1e-6 of the reference over 30 epochs, on 8 CPU devices (JAX 0.10.2
+and 0.11.2) and on an H100 (0.11.2), and every known-wrong answer moves the numbers by far
+more than 1e-4.
+
+Compiling an epoch costs 1 to 3 s on a 2-core CPU, far more than running one, so the training
+probes use two programs: the epoch on x of shape (1024, 1) in batches of 48 with sizes
+[1, 32, 32, 1], which the notebook's own run of `fit` compiles before the probes run and which
+q5 and q6 share, and q7's sharded epoch on (128 n, 1) in batches of 8 n for n devices. The
+structure check of q5 only traces (`make_jaxpr`). Other inputs reuse the notebook's shapes where
+they can (n = 256 and 1024, the seed's layer sizes), since every eager operation compiles once
+per shape. An epoch that is not jitted compiles at every call: q6's runs are kept to 3, 4 and
+10 epochs so that such an answer loses points rather than time.
+
+Devices: like 05-pmap, the grader runs this assignment on 8 virtual CPU devices (at least 2)
+and q7 runs on all of them; its gate fails an epoch whose results live on fewer devices. JAX is
+imported inside the probe bodies, never at module level: the device count is fixed when JAX is
+imported, and the grader imports this file in processes that must not start JAX.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import math
+import types
+from typing import Any
+
+import numpy as np
+
+from autograder.probing import (
+    PlainArray,
+    ProbeSet,
+    SourceFunction,
+    array,
+    compare_floats,
+    compare_outputs,
+    count_traces,
+    describe_value,
+    names_used,
+    primitives,
+    source_of,
+)
+
+hidden = ProbeSet("06-training")
+
+SEED_SIZES = [1, 32, 32, 1]
+#: `normal` draws may differ in the last digit between formulas and backends (a float32 ulp is 1.2e-7).
+NORMAL_TOL = {"rtol": 1e-6, "atol": 1e-6}
+#: Whole epochs and runs: see the module docstring for the measurements behind it.
+EPOCH_TOL = {"rtol": 1e-4, "atol": 1e-5}
+#: compare_outputs settings that check structure, shapes and dtypes, not values.
+SHAPES_ONLY = {"rtol": 0.0, "atol": 1e300}
+#: The one epoch program of q5, q6 and the notebook's run: 1024 examples in batches of 48 are 21
+#: batches, and 16 examples dropped.
+EPOCH_N, EPOCH_BATCH = 1024, 48
+#: What an optimiser library is, for q4's gate: modules and the names they are used through.
+LIBRARY_MODULES = ("optax", "flax", "jax.example_libraries")
+LIBRARY_NAMES = {"optax", "flax", "example_libraries", "optimizers"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs, made from the probe's rng only.
+
+
+def _seed(rng: np.random.Generator) -> int:
+    return int(rng.integers(0, 2**31 - 1))
+
+
+def _key(rng: np.random.Generator) -> Any:
+    import jax
+
+    return jax.random.key(_seed(rng))
+
+
+def _legacy_key(rng: np.random.Generator) -> Any:
+    import jax
+
+    return jax.random.PRNGKey(_seed(rng))
+
+
+def _f32(a: Any) -> Any:
+    import jax.numpy as jnp
+
+    return jnp.asarray(a, jnp.float32)
+
+
+def _params(rng: np.random.Generator, sizes: list[int]) -> list[dict[str, Any]]:
+    """MLP params in init_params's layout: He-scaled W and small non-zero b (so a dropped bias shows)."""
+    return [
+        {
+            "W": _f32(rng.standard_normal((n_in, n_out)) * math.sqrt(2 / n_in)),
+            "b": _f32(0.1 * rng.standard_normal(n_out)),
+        }
+        for n_in, n_out in zip(sizes[:-1], sizes[1:])
+    ]
+
+
+def _sin_data(rng: np.random.Generator, n: int) -> tuple[Any, Any]:
+    """(x, y) float32 (n, 1): x uniform in [-pi, pi), y = sin(x) + noise of std 0.1."""
+    x = rng.uniform(-np.pi, np.pi, (n, 1))
+    return _f32(x), _f32(np.sin(x) + 0.1 * rng.standard_normal((n, 1)))
+
+
+def _zero_state(params: Any) -> dict[str, Any]:
+    import jax
+    import jax.numpy as jnp
+
+    return {
+        "m": jax.tree.map(jnp.zeros_like, params),
+        "v": jax.tree.map(jnp.zeros_like, params),
+        "t": jnp.int32(0),
+    }
+
+
+def _mid_run_state(rng: np.random.Generator, params: Any, t: int) -> dict[str, Any]:
+    """An Adam state as after ``t`` steps: small m, and v of the size of m**2."""
+    import jax
+    import jax.numpy as jnp
+
+    m = jax.tree.map(lambda p: _f32(0.05 * rng.standard_normal(p.shape)), params)
+    v = jax.tree.map(lambda mm: _f32(np.asarray(mm) ** 2 + rng.uniform(1e-5, 1e-3, mm.shape)), m)
+    return {"m": m, "v": v, "t": jnp.int32(t)}
+
+
+def _mlp(params: Any, x: Any) -> Any:
+    """The model of q3, for the probes' own measurements (never the submission's predict)."""
+    import jax.numpy as jnp
+
+    for layer in params[:-1]:
+        x = jnp.tanh(x @ layer["W"] + layer["b"])
+    return x @ params[-1]["W"] + params[-1]["b"]
+
+
+def _devices() -> int:
+    import jax
+
+    return jax.local_device_count()
+
+
+def _learning_rate(rng: np.random.Generator) -> float:
+    return float(rng.uniform(3e-3, 2e-2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Judges shared by several questions.
+
+
+def _compare_with(tol: dict[str, float], hint: str = ""):
+    """compare_outputs with ``tol``, and ``hint`` after a difference."""
+
+    def judge(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+        problem = compare_outputs(out, ref, **tol)
+        return f"{problem}{hint}" if problem else None
+
+    return judge
+
+
+def _equal_runs(first: str, second: str, what: str):
+    """The student's two runs, under ``first.*`` and ``second.*``, are bit-identical."""
+
+    def judge(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+        problem = compare_outputs(out, ref, **SHAPES_ONLY)  # values: other probes' business
+        if problem:
+            return problem
+        for path in ref:
+            if path.startswith(first + "."):
+                twin = second + path[len(first) :]
+                if not np.array_equal(array(out, path), array(out, twin)):
+                    return (
+                        f"{what}: keep all randomness in the key you are given "
+                        "(no global generator, no clock)"
+                    )
+        return None
+
+    return judge
+
+
+# ---------------------------------------------------------------------------------------------
+# q1 make_dataset
+
+
+def _dataset_judge(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """x bit for bit (uniform), y within NORMAL_TOL (normal)."""
+    xs = {p: v for p, v in ref.items() if p.rsplit(".", 1)[-1] == "x"}
+    ys = {p: v for p, v in ref.items() if p not in xs}
+    if set(out) != set(ref):
+        return compare_outputs(out, ref)
+    problem = compare_outputs({p: out[p] for p in xs}, xs, rtol=0.0, atol=0.0)
+    if problem:
+        return (
+            f"x {problem}: draw x = jax.random.uniform(kx, (n, 1), minval=-pi, maxval=pi) with "
+            "kx, kn = jax.random.split(key)"
+        )
+    problem = compare_outputs({p: out[p] for p in ys}, ys, **NORMAL_TOL)
+    if problem:
+        return f"y {problem}: y = sin(x) + 0.1 * jax.random.normal(kn, (n, 1)), kn from split(key)"
+    return None
+
+
+@hidden.probe("q1", "make_dataset", weight=3, judge=_dataset_judge)
+def data_matches_reference(sub, rng):
+    """on a typed key and n = 256: x bit for bit, y to float precision"""
+    x, y = sub.make_dataset(_key(rng), 256)
+    return {"x": x, "y": y}
+
+
+@hidden.probe("q1", "make_dataset", judge=_dataset_judge)
+def data_from_legacy_key(sub, rng):
+    """on a legacy PRNGKey and n = 256"""
+    x, y = sub.make_dataset(_legacy_key(rng), 256)
+    return {"x": x, "y": y}
+
+
+@hidden.probe("q1", "make_dataset", judge=_equal_runs("first", "second", "the same key gave different data"))
+def same_key_same_data(sub, rng):
+    """the same key twice, with a call on another key in between, gives the same data"""
+    key = _key(rng)
+    first = sub.make_dataset(key, 256)
+    sub.make_dataset(_key(rng), 256)
+    second = sub.make_dataset(key, 256)
+    return {"first": {"x": first[0], "y": first[1]}, "second": {"x": second[0], "y": second[1]}}
+
+
+def _range_and_noise(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = compare_outputs(out, ref, **SHAPES_ONLY)  # structure, shapes and dtypes only
+    if problem:
+        return problem
+    x, y = array(out, "x").astype(np.float64), array(out, "y").astype(np.float64)
+    if x.min() < -np.pi or x.max() >= np.pi or x.min() > -3.0 or x.max() < 3.0:
+        return f"x spans [{x.min():.3f}, {x.max():.3f}]; it should be uniform in [-pi, pi)"
+    noise = y - np.sin(x)
+    # 1024 draws: the sample std is within 0.01 of 0.1 and the mean within 0.015 of 0 (4.5 sigma).
+    if not 0.09 < noise.std() < 0.11 or abs(noise.mean()) > 0.015:
+        return (
+            f"y - sin(x) has mean {noise.mean():.3f} and std {noise.std():.3f}; "
+            "the noise should have mean 0 and std 0.1"
+        )
+    return None
+
+
+@hidden.probe("q1", "make_dataset", judge=_range_and_noise)
+def range_and_noise(sub, rng):
+    """on n = 1024: x spans [-pi, pi) and y - sin(x) has mean 0 and standard deviation 0.1"""
+    x, y = sub.make_dataset(_key(rng), 1024)
+    return {"x": x, "y": y}
+
+
+# ---------------------------------------------------------------------------------------------
+# q2 init_params
+
+
+@hidden.probe("q2", "init_params", weight=3, **NORMAL_TOL)
+def matches_reference_seed_sizes(sub, rng):
+    """on a typed key and sizes [1, 32, 32, 1], layer keys split(key, L + 1)[1:]"""
+    return {"params": sub.init_params(_key(rng), SEED_SIZES)}
+
+
+@hidden.probe("q2", "init_params", **NORMAL_TOL)
+def params_from_legacy_key(sub, rng):
+    """on a legacy PRNGKey and sizes [1, 32, 1]"""
+    return {"params": sub.init_params(_legacy_key(rng), [1, 32, 1])}
+
+
+def _layers_differ(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = compare_outputs(out, ref, **SHAPES_ONLY)
+    if problem:
+        return problem
+    Ws = [array(out, f"params.{i}.W") for i in range(3)]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if np.array_equal(Ws[i], Ws[j]):
+                return f"layers {i} and {j} have identical W; give every layer its own subkey"
+    return None
+
+
+@hidden.probe("q2", "init_params", judge=_layers_differ)
+def equal_shapes_differ(sub, rng):
+    """layers of equal shape get different weights (sizes [32, 32, 32, 32])"""
+    return {"params": sub.init_params(_key(rng), [32, 32, 32, 32])}
+
+
+def _zero_bias_float32(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = compare_outputs(out, ref, **SHAPES_ONLY)  # layout, shapes and dtypes
+    if problem:
+        return problem
+    for i in range(2):
+        if np.any(array(out, f"params.{i}.b") != 0):
+            return f"layer {i}: b should start at zero"
+    return None
+
+
+@hidden.probe("q2", "init_params", judge=_zero_bias_float32)
+def layout_zero_bias_float32(sub, rng):
+    """sizes [1, 32, 1]: W of shape (n_in, n_out), b zeros of shape (n_out,), both float32"""
+    return {"params": sub.init_params(_key(rng), [1, 32, 1])}
+
+
+# ---------------------------------------------------------------------------------------------
+# q3 predict
+
+
+@hidden.probe("q3", "predict", weight=3)
+def predict_matches_reference(sub, rng):
+    """random params of sizes [3, 32, 32, 2] on x of shape (256, 3)"""
+    params = _params(rng, [3, 32, 32, 2])
+    return {"out": sub.predict(params, _f32(rng.standard_normal((256, 3))))}
+
+
+@hidden.probe("q3", "predict")
+def seed_mlp_batch(sub, rng):
+    """random params of sizes [1, 32, 32, 1] on x of shape (256, 1)"""
+    params = _params(rng, SEED_SIZES)
+    return {"out": sub.predict(params, _f32(rng.uniform(-np.pi, np.pi, (256, 1))))}
+
+
+@hidden.probe("q3", "predict")
+def one_layer_is_linear(sub, rng):
+    """one layer (sizes [4, 2]) on x of shape (7, 4): just x @ W + b"""
+    params = _params(rng, [4, 2])
+    return {"out": sub.predict(params, _f32(3.0 * rng.standard_normal((7, 4))))}
+
+
+@hidden.probe("q3", "predict")
+def deep_network(sub, rng):
+    """four layers (sizes [1, 32, 32, 32, 1]) on x of shape (256, 1)"""
+    params = _params(rng, [1, 32, 32, 32, 1])
+    return {"out": sub.predict(params, _f32(rng.uniform(-np.pi, np.pi, (256, 1))))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q4 adam_init / adam_update
+
+
+def _nested(rng: np.random.Generator) -> dict[str, Any]:
+    """A nested pytree of float32 leaves, 0-d to 2-d: dicts, a list and a tuple. Three leaf
+    shapes only: the submission's eager update compiles each operation once per shape."""
+    f32 = lambda *shape: _f32(rng.standard_normal(shape))  # noqa: E731
+    return {
+        "layers": [{"W": f32(4, 3), "b": f32(3)}, {"W": f32(4, 3), "b": f32(3)}],
+        "scale": f32(),
+        "pair": (f32(3), f32(4, 3)),
+    }
+
+
+def _grads_like(rng: np.random.Generator, params: Any) -> Any:
+    """Gradients of every scale from 1e-4 to 1: where |g| is near 1e-3, sqrt(v) is near
+    sqrt(eps) and a misplaced eps shows."""
+    import jax
+
+    return jax.tree.map(
+        lambda p: _f32(rng.standard_normal(p.shape) * 10 ** rng.uniform(-4, 0, p.shape)), params
+    )
+
+
+@hidden.probe("q4", "adam_init")
+def init_is_zeros_like_params(sub, rng):
+    """on a nested pytree: m and v zeros of its structure and shapes, t an int32 scalar 0"""
+    return {"state": sub.adam_init(_nested(rng))}
+
+
+def _first_step(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = compare_outputs(out, ref)
+    if problem is None:
+        return None
+    # Diagnose the commonest mistake from the step lengths, where the layout allows.
+    try:
+        ratios = []
+        for path, want in ref.items():
+            if path.startswith("params."):
+                before = array(ref, "before" + path[len("params") :])
+                got_step = np.abs(array(out, path) - before)
+                ratios.append(got_step / np.maximum(np.abs(want.value - before), 1e-12))
+        ratio = float(np.median(np.concatenate([r.ravel() for r in ratios])))
+    except Exception:  # noqa: BLE001 - a malformed answer gets the plain comparison
+        return problem
+    if 2.5 < ratio < 4.0:
+        return (
+            f"the first step is about {ratio:.1f} times the reference's, as without bias correction: "
+            "divide m by (1 - b1**t) and v by (1 - b2**t), t = 1 at the first step"
+        )
+    return problem
+
+
+def _jitted_update(sub, **hyperparameters: float) -> Any:
+    """``adam_update`` under one jax.jit, lr traced: one compile, where eager calls would compile
+    every operation once per leaf shape (the update must be jittable anyway)."""
+    import jax
+
+    return jax.jit(lambda g, s, p, lr: sub.adam_update(g, s, p, lr, **hyperparameters))
+
+
+@hidden.probe("q4", "adam_update", weight=2, judge=_first_step)
+def first_step_bias_corrected(sub, rng):
+    """the first step (t = 0 -> 1) from zero moments on a nested pytree, under jit: bias-corrected"""
+    params = _nested(rng)
+    update = _jitted_update(sub)
+    new_params, new_state = update(_grads_like(rng, params), _zero_state(params), params, _learning_rate(rng))
+    return {"before": params, "params": new_params, "state": new_state}
+
+
+@hidden.probe("q4", "adam_update", weight=2)
+def five_steps_other_hyperparameters(sub, rng):
+    """five steps under jit with b1 = 0.8, b2 = 0.99, eps = 1e-6 and fresh gradients, state fed back"""
+    params = _nested(rng)
+    state = _zero_state(params)
+    lr = float(rng.uniform(0.01, 0.1))
+    update = _jitted_update(sub, b1=0.8, b2=0.99, eps=1e-6)
+    for _ in range(5):
+        params, state = update(_grads_like(rng, params), state, params, lr)
+    return {"params": params, "state": state}
+
+
+@hidden.probe("q4", "adam_update")
+def continues_a_mid_run_state(sub, rng):
+    """one step under jit from a state as after many steps (t > 1, non-zero m and v)"""
+    params = _nested(rng)
+    state = _mid_run_state(rng, params, int(rng.integers(2, 500)))
+    new_params, new_state = _jitted_update(sub)(_grads_like(rng, params), state, params, _learning_rate(rng))
+    return {"params": new_params, "state": new_state}
+
+
+@hidden.probe("q4", "adam_update")
+def jittable_inside_scan(sub, rng):
+    """three steps inside a jitted lax.scan, where t is traced"""
+    import jax
+    from jax import lax
+
+    params = _nested(rng)
+    lr = _learning_rate(rng)
+    grads = jax.tree.map(lambda p: _f32(rng.standard_normal((3, *p.shape))), params)
+
+    def three_steps(params, state, grads):
+        step = lambda carry, g: (sub.adam_update(g, carry[1], carry[0], lr), None)  # noqa: E731
+        return lax.scan(step, (params, state), grads)[0]
+
+    new_params, new_state = jax.jit(three_steps)(params, _zero_state(params), grads)
+    return {"params": new_params, "state": new_state}
+
+
+def _full_source(fn: Any) -> str:
+    """``source_of(fn)`` and the sources of the notebook functions it reaches, jitted or
+    partial ones included. Our grader hands source probes the cells' text, helpers included; in
+    a kernel (the nbgrader export) ``source_of`` follows plain functions only, and a helper
+    under ``jax.jit`` must not hide a ``P("batch")``."""
+    texts: list[str] = []
+    todo, seen = [fn], set()
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        text = source_of(f)
+        if not text:
+            continue
+        texts.append(text)
+        if isinstance(f, SourceFunction):
+            continue  # its text holds its helpers already
+        base = inspect.unwrap(f) if callable(f) else f
+        env = getattr(base, "__globals__", None)
+        if not isinstance(env, dict):
+            continue
+        try:
+            names = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+        except SyntaxError:
+            continue
+        for name in sorted(names):
+            g = env.get(name)
+            while isinstance(g, functools.partial):
+                g = g.func
+            g = inspect.unwrap(g) if callable(g) else g
+            if isinstance(g, types.FunctionType) and g.__module__ == getattr(base, "__module__", None):
+                todo.append(g)
+    return "\n".join(texts)
+
+
+def _library_names(fn: Any) -> list[str]:
+    """The optimiser-library names the source of ``fn`` (and its notebook helpers) reaches."""
+    used = names_used(_full_source(fn))
+    found = {n for n in used if set(n.split(".")) & LIBRARY_NAMES}
+    env = getattr(fn, "__globals__", {})
+    for name in used:
+        obj = env.get(name) if isinstance(env, dict) else None
+        if obj is None:
+            continue
+        module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", "")
+        if isinstance(module, str) and module.startswith(LIBRARY_MODULES):
+            found.add(name)
+    return sorted(found)
+
+
+def _no_library(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    for fn in ("adam_init", "adam_update"):
+        names = out.get(fn)
+        if names:
+            return (
+                f"`{fn}` uses {names[0]}, an optimiser library: write Adam yourself with "
+                "jax.tree.map (rule 1)"
+            )
+    return None
+
+
+@hidden.probe("q4", "adam_update", judge=_no_library, gate=True, source=True)
+def no_optimiser_library(sub, rng):
+    """uses no optimiser library (optax, flax, jax.example_libraries)"""
+    return {"adam_init": _library_names(sub.adam_init), "adam_update": _library_names(sub.adam_update)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q5 train_epoch
+
+
+def _epoch_inputs(rng: np.random.Generator, *, mid_run: bool = False) -> tuple[Any, ...]:
+    params = _params(rng, SEED_SIZES)
+    state = _mid_run_state(rng, params, int(rng.integers(20, 400))) if mid_run else _zero_state(params)
+    x, y = _sin_data(rng, EPOCH_N)
+    return params, state, _key(rng), x, y
+
+
+def _epoch(out: tuple[Any, ...] | Any) -> dict[str, Any]:
+    params, opt_state, mean_loss = out
+    return {"params": params, "opt_state": opt_state, "mean_loss": mean_loss}
+
+
+@hidden.probe("q5", "train_epoch", weight=3, judge=_compare_with(EPOCH_TOL))
+def matches_reference_one_epoch(sub, rng):
+    """one epoch from zero Adam state on x, y of shape (1024, 1) in batches of 48 (remainder dropped)"""
+    params, state, key, x, y = _epoch_inputs(rng)
+    return _epoch(sub.train_epoch(params, state, key, x, y, EPOCH_BATCH, _learning_rate(rng)))
+
+
+@hidden.probe("q5", "train_epoch", judge=_compare_with(EPOCH_TOL))
+def epoch_from_a_mid_run_state(sub, rng):
+    """one epoch from an Adam state as after many steps, on x, y of shape (1024, 1)"""
+    params, state, key, x, y = _epoch_inputs(rng, mid_run=True)
+    return _epoch(sub.train_epoch(params, state, key, x, y, EPOCH_BATCH, _learning_rate(rng)))
+
+
+def _no_retrace(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    n = out.get("traces")
+    if not isinstance(n, int):
+        return f"returned {describe_value(n)}"
+    if n:
+        return (
+            f"the second epoch traced {n} time(s) again: jit the whole epoch once, at top level "
+            '(@functools.partial(jax.jit, static_argnames="batch_size")), with only batch_size static'
+        )
+    return None
+
+
+@hidden.probe("q5", "train_epoch", weight=3, judge=_no_retrace)
+def second_epoch_does_not_trace_again(sub, rng):
+    """a second epoch with new data of the same shape and a new key does not trace again"""
+    import jax
+
+    params, state, key, x, y = _epoch_inputs(rng)
+    lr = _learning_rate(rng)
+    new_params, new_state, _ = jax.block_until_ready(
+        sub.train_epoch(params, state, key, x, y, EPOCH_BATCH, lr)
+    )
+    x2, y2 = _sin_data(rng, EPOCH_N)
+    key2 = _key(rng)
+    return {
+        "traces": count_traces(lambda: sub.train_epoch(new_params, new_state, key2, x2, y2, EPOCH_BATCH, lr))
+    }
+
+
+def _one_loop(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    sizes, loop = out.get("sizes"), out.get("loop")
+    if not isinstance(sizes, list) or len(sizes) != 2 or not isinstance(loop, bool):
+        return "could not trace the epoch"
+    if not loop or sizes[0] != sizes[1]:
+        return (
+            f"the traced epoch holds {sizes[0]} operations for 2 batches and {sizes[1]} for 8: the "
+            "batches are unrolled by a Python loop; run them with lax.scan"
+        )
+    return None
+
+
+@hidden.probe("q5", "train_epoch", weight=3, judge=_one_loop)
+def one_scan_over_the_batches(sub, rng):
+    """traced for 2 and for 8 batches, the epoch holds one loop over the batches, of one size"""
+    params = _params(rng, [1, 4, 1])
+    state = _zero_state(params)
+    lr = _learning_rate(rng)
+    sizes, loop = [], True
+    for n_batches in (2, 8):
+        x, y = _sin_data(rng, 4 * n_batches)
+        prims = primitives(
+            lambda p, s, k, x, y: sub.train_epoch(p, s, k, x, y, 4, lr), params, state, _key(rng), x, y
+        )
+        sizes.append(len(prims))
+        loop = loop and bool({"scan", "while"} & set(prims))
+    return {"sizes": sizes, "loop": loop}
+
+
+# ---------------------------------------------------------------------------------------------
+# q6 fit
+
+
+@hidden.probe(
+    "q6", "fit", weight=2, judge=_equal_runs("first", "second", "two runs with the same key differ")
+)
+def same_key_same_run(sub, rng):
+    """two runs of 3 epochs with one key give bit-identical params and losses"""
+    key = _key(rng)
+    first = sub.fit(key, 3, EPOCH_BATCH, 1e-2, SEED_SIZES)
+    second = sub.fit(key, 3, EPOCH_BATCH, 1e-2, SEED_SIZES)
+    return {
+        "first": {"params": first[0], "losses": first[1]},
+        "second": {"params": second[0], "losses": second[1]},
+    }
+
+
+@hidden.probe(
+    "q6",
+    "fit",
+    weight=2,
+    judge=_compare_with(EPOCH_TOL, ": k_data, k_test, k_init, k_train = split(key, 4); fold_in(k_train, e)"),
+)
+def matches_reference_run(sub, rng):
+    """4 epochs of batch 48 from a typed key: params and losses match the reference's"""
+    params, losses = sub.fit(_key(rng), 4, EPOCH_BATCH, _learning_rate(rng), SEED_SIZES)
+    return {"params": params, "losses": losses}
+
+
+def _test_mse(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    got, want = out.get("test_mse"), ref["test_mse"]
+    if not isinstance(got, float) or not math.isfinite(got):
+        return f"the test MSE is {got!r}, not a finite number"
+    if got > 1.5 * want:
+        return (
+            f"the test MSE on make_dataset(k_test, 256) is {got / want:.1f} times the reference's "
+            "after the same run (at most 1.5 allowed)"
+        )
+    return None
+
+
+@hidden.probe("q6", "fit", weight=3, judge=_test_mse)
+def test_mse_near_reference(sub, rng):
+    """after 10 epochs of batch 48 at lr 1e-2, the test MSE is at most 1.5 times the reference's"""
+    import jax
+    import jax.numpy as jnp
+
+    key = _key(rng)
+    params, _ = sub.fit(key, 10, EPOCH_BATCH, 1e-2, SEED_SIZES)
+    kx, kn = jax.random.split(jax.random.split(key, 4)[1])
+    x = jax.random.uniform(kx, (256, 1), minval=-jnp.pi, maxval=jnp.pi)
+    y = jnp.sin(x) + 0.1 * jax.random.normal(kn, (256, 1))
+    return {"test_mse": float(jnp.mean((_mlp(params, x) - y) ** 2))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q7 train_epoch_sharded
+
+
+def _sharded_inputs(rng: np.random.Generator) -> tuple[tuple[Any, ...], int, float]:
+    """Inputs of q5's kind for n devices: 16 batches of 8 n examples."""
+    n = _devices()
+    params = _params(rng, SEED_SIZES)
+    x, y = _sin_data(rng, 128 * n)
+    return (params, _zero_state(params), _key(rng), x, y), 8 * n, _learning_rate(rng)
+
+
+def _on_every_device(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    devices, want = out.get("devices"), out.get("n")
+    if not isinstance(devices, list) or not devices or not isinstance(want, int):
+        return "returned no arrays"
+    if min(devices) < want:
+        return (
+            f"the results live on {min(devices)} device(s), not on all {want}: place x and y with "
+            'NamedSharding(mesh, P("batch")) over a Mesh of jax.devices() (a plain jit runs on one)'
+        )
+    return None
+
+
+@hidden.probe("q7", "train_epoch_sharded", judge=_on_every_device, gate=True)
+def runs_on_every_device(sub, rng):
+    """runs on every device: its results are spread over the whole mesh"""
+    import jax
+
+    args, batch, lr = _sharded_inputs(rng)
+    leaves = jax.tree.leaves(sub.train_epoch_sharded(*args, batch, lr))
+    return {
+        "devices": [len(leaf.sharding.device_set) if hasattr(leaf, "sharding") else 1 for leaf in leaves],
+        "n": _devices(),
+    }
+
+
+def _batch_specs(fn: Any) -> list[str]:
+    """The PartitionSpecs (``P(...)``, ``PartitionSpec(...)``, any alias) in the source of ``fn``
+    and its notebook helpers that name a mesh axis: ``P("batch")`` counts, ``P()`` does not."""
+    try:
+        tree = ast.parse(_full_source(fn))
+    except SyntaxError:
+        return []
+    env = getattr(fn, "__globals__", {})
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        bound = env.get(name) if isinstance(env, dict) else None
+        if name not in ("P", "PartitionSpec") and getattr(bound, "__name__", "") != "PartitionSpec":
+            continue
+        if any(not (isinstance(a, ast.Constant) and a.value is None) for a in node.args):
+            found.append(ast.unparse(node))
+    return found
+
+
+def _splits_the_batch(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    if out.get("specs"):
+        return None
+    return (
+        "no PartitionSpec names a mesh axis, so no array is split over the devices: place x and "
+        'y with NamedSharding(mesh, P("batch")); with P() every device computes the whole batch'
+    )
+
+
+@hidden.probe("q7", "train_epoch_sharded", judge=_splits_the_batch, gate=True, source=True)
+def splits_the_batch(sub, rng):
+    """splits the data over a mesh axis: a PartitionSpec such as P("batch"), not only P()"""
+    return {"specs": _batch_specs(sub.train_epoch_sharded)}
+
+
+@hidden.probe("q7", "train_epoch_sharded", weight=3, judge=_compare_with(EPOCH_TOL))
+def sharded_epoch_matches_reference(sub, rng):
+    """one epoch on x, y of shape (128 n, 1) in batches of 8 n for n devices: q5's numbers"""
+    args, batch, lr = _sharded_inputs(rng)
+    return _epoch(sub.train_epoch_sharded(*args, batch, lr))
+
+
+@hidden.probe("q7", "train_epoch_sharded", judge=_compare_with(EPOCH_TOL))
+def two_epochs_in_a_row(sub, rng):
+    """two epochs, the second fed what the first returned and a new key: q5's numbers"""
+    (params, state, key, x, y), batch, lr = _sharded_inputs(rng)
+    params, state, first = sub.train_epoch_sharded(params, state, key, x, y, batch, lr)
+    return {
+        "first": first,
+        "second": _epoch(sub.train_epoch_sharded(params, state, _key(rng), x, y, batch, lr)),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# q8 plot_fit
+
+
+def _figure_facts(sub, rng: np.random.Generator, n: int) -> dict[str, Any]:
+    """What the judges need to know about the figure, as plain data; the figure is closed."""
+    import matplotlib.figure
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PathCollection
+
+    params = _params(rng, SEED_SIZES)
+    x, y = _sin_data(rng, n)
+    fig = sub.plot_fit(params, x, y)
+    facts: dict[str, Any] = {"type": type(fig).__name__, "n": n, "figure": False}
+    if not isinstance(fig, matplotlib.figure.Figure):
+        owner = getattr(fig, "figure", None)
+        if isinstance(owner, matplotlib.figure.Figure):
+            plt.close(owner)
+        return facts
+    try:
+        axes = fig.get_axes()
+        scatters = [c for ax in axes for c in ax.collections if isinstance(c, PathCollection)]
+        lines = [ln for ax in axes for ln in ax.get_lines()]
+        used = [ax for ax in axes if ax.get_lines() or ax.collections]
+        facts.update(
+            figure=True,
+            scatters=len(scatters),
+            lines=len(lines),
+            xlabel=bool(used) and all(ax.get_xlabel().strip() for ax in used),
+            ylabel=bool(used) and all(ax.get_ylabel().strip() for ax in used),
+        )
+        if len(scatters) == 1:
+            points = np.asarray(scatters[0].get_offsets(), dtype=np.float64).reshape(-1, 2)
+            facts["points"] = points[np.lexsort((points[:, 1], points[:, 0]))]
+        if len(lines) == 1:
+            facts["line_x"] = np.asarray(lines[0].get_xdata(), dtype=np.float64).reshape(-1)
+            facts["line_y"] = np.asarray(lines[0].get_ydata(), dtype=np.float64).reshape(-1)
+    finally:
+        plt.close(fig)
+    return facts
+
+
+def _not_a_figure(out: dict[str, Any]) -> str | None:
+    if out.get("type") == "NoneType":
+        return "returned None (is the function still the stub `...`?), not a matplotlib Figure"
+    if out.get("figure") is not True:
+        return f"returned an object of type {out.get('type')}, not a matplotlib Figure"
+    return None
+
+
+def _one_scatter_of_the_data(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = _not_a_figure(out)
+    if problem:
+        return problem
+    if out.get("scatters") != 1:
+        return f"the figure holds {out.get('scatters')} scatter plots, expected one (ax.scatter of the data)"
+    got, want = out.get("points"), ref["points"]
+    if not isinstance(got, PlainArray) or got.value.shape != want.value.shape:
+        return (
+            f"the scatter holds {describe_value(got)}, expected the {want.value.shape[0]} data points (x, y)"
+        )
+    if compare_floats(got.value, want.value, rtol=1e-6, atol=1e-6):
+        return "the scatter's points are not the data (x, y)"
+    return None
+
+
+def _one_line_of_the_prediction(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = _not_a_figure(out)
+    if problem:
+        return problem
+    if out.get("lines") != 1:
+        return f"the figure holds {out.get('lines')} lines, expected one, the prediction"
+    xs, ys = out.get("line_x"), out.get("line_y")
+    n = ref["line_x"].value.shape[0]
+    if not all(isinstance(a, PlainArray) and a.value.shape == (n,) for a in (xs, ys)):
+        return f"the line should have {n} points, one per example"
+    if np.any(np.diff(xs.value) < 0):
+        return "the line's x values are not sorted, so it zig-zags: sort the examples by x first"
+    if compare_floats(xs.value, ref["line_x"].value, rtol=1e-6, atol=1e-6):
+        return "the line's x values are not the data's x, sorted"
+    # The student's own predict may round differently from the reference's.
+    if compare_floats(ys.value, ref["line_y"].value, rtol=1e-4, atol=1e-5):
+        return "the line's y values are not predict(params, x) at the sorted x"
+    return None
+
+
+def _labelled(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    problem = _not_a_figure(out)
+    if problem:
+        return problem
+    missing = [a for a in ("x", "y") if not out.get(f"{a}label")]
+    if not missing:
+        return None
+    return "neither axis has a label" if len(missing) == 2 else f"the {missing[0]} axis has no label"
+
+
+@hidden.probe("q8", "plot_fit", weight=3, judge=_one_scatter_of_the_data)
+def one_scatter_of_the_data(sub, rng):
+    """on 256 examples in random order: one scatter of the 256 points (x, y)"""
+    return _figure_facts(sub, rng, 256)
+
+
+@hidden.probe("q8", "plot_fit", weight=4, judge=_one_line_of_the_prediction)
+def one_line_of_the_prediction(sub, rng):
+    """on 256 examples in random order: one line of 256 points, predict(params, x) sorted by x"""
+    return _figure_facts(sub, rng, 256)
+
+
+@hidden.probe("q8", "plot_fit", judge=_labelled)
+def labelled_axes(sub, rng):
+    """on 256 examples: both axes carry a label"""
+    return _figure_facts(sub, rng, 256)

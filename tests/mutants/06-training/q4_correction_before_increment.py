@@ -1,0 +1,23 @@
+"""Computes the bias correction with the old t (before t += 1): at the first step 1 - b1**0 is 0,
+and the update divides by zero."""
+
+import jax
+import jax.numpy as jnp
+
+
+def adam_init(params):
+    return {
+        "m": jax.tree.map(jnp.zeros_like, params),
+        "v": jax.tree.map(jnp.zeros_like, params),
+        "t": jnp.int32(0),
+    }
+
+
+def adam_update(grads, state, params, lr, b1=0.9, b2=0.999, eps=1e-8):
+    t = state["t"]
+    m = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, state["m"], grads)
+    v = jax.tree.map(lambda v, g: b2 * v + (1 - b2) * g**2, state["v"], grads)
+    new = jax.tree.map(
+        lambda p, m, v: p - lr * (m / (1 - b1**t)) / (jnp.sqrt(v / (1 - b2**t)) + eps), params, m, v
+    )
+    return new, {"m": m, "v": v, "t": t + 1}

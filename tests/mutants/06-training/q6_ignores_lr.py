@@ -1,0 +1,20 @@
+"""Trains with a hard-coded learning rate of 1e-3 (a common default) instead of the lr given:
+after a short run the fit is far from the reference's."""
+
+# ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch: the notebook's own
+import jax
+import jax.numpy as jnp
+
+
+def fit(key, n_epochs, batch_size, lr, sizes):
+    k_data, k_test, k_init, k_train = jax.random.split(key, 4)
+    x, y = make_dataset(k_data, 1024)
+    params = init_params(k_init, sizes)
+    opt_state = adam_init(params)
+    losses = []
+    for epoch in range(n_epochs):
+        params, opt_state, loss = train_epoch(
+            params, opt_state, jax.random.fold_in(k_train, epoch), x, y, batch_size, 1e-3
+        )
+        losses.append(loss)
+    return params, jnp.stack(losses)

@@ -1,0 +1,15 @@
+"""Returns the Axes (what plt.gca() and most examples hand around) instead of the Figure."""
+
+# ruff: noqa: F821 - predict: the notebook's own
+import jax.numpy as jnp
+import matplotlib.pyplot as plt
+
+
+def plot_fit(params, x, y):
+    order = jnp.argsort(x[:, 0])
+    fig, ax = plt.subplots()
+    ax.scatter(x[:, 0], y[:, 0])
+    ax.plot(x[order, 0], predict(params, x[order])[:, 0])
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    return ax
