@@ -19,6 +19,7 @@ import copy
 import hashlib
 import io
 import logging
+import re
 import shutil
 import sys
 import tempfile
@@ -73,14 +74,25 @@ def check_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet) -> 
     questions = {q.name: q for q in master_questions(nb)}
     if list(questions) != list(a.questions):
         raise BuildError(f"{rel}: questions {list(questions)} differ from course.yml's {list(a.questions)}")
-    for q, fns in a.questions.items():
-        missing = [f for f in fns if f not in questions[q].functions]
+    for q, spec in a.questions.items():
+        missing = [f for f in spec.functions if f not in questions[q].functions]
         if missing:
             raise BuildError(f"{rel}: {q}'s solution cell does not define {', '.join(missing)}")
-        if questions[q].points <= 0:
-            raise BuildError(f"{rel}: {q} has no points")
-        if not [p for p in hidden.for_question(q) if not p.gate]:
+        if questions[q].points is not None:
+            raise BuildError(
+                f"{rel}: {q}'s BEGIN QUESTION cell states points: {questions[q].points}; a question's "
+                f"points are stated in course.yml only ({spec.points} there): remove the line"
+            )
+        scoring = [p for p in hidden.for_question(q) if not p.gate]
+        if not scoring:
             raise BuildError(f"{a.probes_file.relative_to(ROOT)}: {q} has no scoring probe")
+        shares = hidden.points(q, spec.points)
+        worthless = [p.id for p in scoring if shares[p.id] == 0]
+        if worthless:
+            raise BuildError(
+                f"{a.probes_file.relative_to(ROOT)}: {worthless[0]} gets 0 of {q}'s {spec.points} points "
+                "(tests get quarter points): give it more weight, or the question more points in course.yml"
+            )
     unknown = sorted(set(hidden.questions()) - set(questions))
     if unknown:
         raise BuildError(f"{a.probes_file.relative_to(ROOT)}: probes for unknown question {unknown[0]}")
@@ -99,14 +111,28 @@ def hidden_test_cell(probe_id: str, points: float, seed: int) -> nbformat.Notebo
     return nbformat.v4.new_code_cell(source)
 
 
+def with_points(a: Assignment, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of the master whose ``# BEGIN QUESTION`` cells state course.yml's points, as
+    otter assign expects (the master itself states none: course.yml is their one place)."""
+    nb = copy.deepcopy(nb)
+    for i, cell in enumerate(nb.cells):
+        text = cell.source.strip()
+        if cell.cell_type == "raw" and re.match(r"#\s*BEGIN\s+QUESTION", text, re.I):
+            config = (yaml.safe_load(text.split("\n", 1)[1]) if "\n" in text else None) or {}
+            config["points"] = a.points[str(config["name"])]
+            source = "# BEGIN QUESTION\n" + yaml.safe_dump(config, sort_keys=False)
+            nb.cells[i] = nbformat.v4.new_raw_cell(source)
+    return nb
+
+
 def autograder_master(
     a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet, seed: int
 ) -> nbformat.NotebookNode:
     """The master of otter's in-kernel autograder: a hidden test cell per probe and the support
     files in its config. Not built any more; kept so that other exports can be compared with
     the points it gave each probe."""
-    nb = copy.deepcopy(nb)
-    points = {q.name: q.points for q in master_questions(nb)}
+    nb = with_points(a, nb)
+    points = a.points
     cells, question = [], None
     for cell in nb.cells:
         text = cell.source.strip()
@@ -126,11 +152,12 @@ def autograder_master(
     return nb
 
 
-def release_master(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The master as otter assign gets it: only the student release and the solved notebook
-    are taken from its output, so it carries no hidden test and no support file (its
-    ``requirements`` is a path relative to ``solutions/<id>/``: pointed at a copy beside it)."""
-    nb = copy.deepcopy(nb)
+def release_master(a: Assignment, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The master as otter assign gets it: course.yml's points in its questions
+    (:func:`with_points`); only the student release and the solved notebook are taken from its
+    output, so it carries no hidden test and no support file (its ``requirements`` is a path
+    relative to ``solutions/<id>/``: pointed at a copy beside it)."""
+    nb = with_points(a, nb)
     for i, cell in enumerate(nb.cells):
         text = cell.source.strip()
         if cell.cell_type == "raw" and text.upper().startswith("# ASSIGNMENT CONFIG"):
@@ -187,7 +214,7 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
         work = Path(tmp)
         shutil.copy(ROOT / "requirements" / "autograder.txt", work / "requirements.txt")
         master = work / a.notebook
-        write_notebook(release_master(nb), master)
+        write_notebook(release_master(a, nb), master)
         _otter_assign(master, work / "dist")
 
         release = release_root / a.id

@@ -10,10 +10,11 @@ notebook, ``OUT/source/<id>/<notebook>``:
 - each public test cell: an autograded test cell worth 0 points (the student's *Validate*
   button reports it, as ``grader.check`` does under otter);
 - after a question's public tests, one autograded test cell per scoring probe of
-  ``probes.py``, worth that probe's share of the question's points (:meth:`ProbeSet.points`,
-  the same numbers as the otter autograder), its body inside a ``### BEGIN HIDDEN TESTS``
-  region. Gates get no cell: :func:`autograder.probing.otter_check` fails every scoring probe of
-  a question whose gate fails, so the question scores 0, as in our grader.
+  ``probes.py``, worth that probe's share of the question's points in course.yml
+  (:meth:`ProbeSet.points`: quarter points, the same numbers as the otter autograder), its
+  body inside a ``### BEGIN HIDDEN TESTS`` region. Gates get no cell:
+  :func:`autograder.probing.otter_check` fails every scoring probe of a question whose gate
+  fails, so the question scores 0, as in our grader.
 
 The hidden cells import their support files (the probes, :mod:`autograder.probing` and the
 reference solution) from ``OUT/autograder_support/<id>/``, which they find by walking up from
@@ -159,7 +160,7 @@ def hidden_test_source(a: Assignment, probe_id: str, function: str, points: floa
     """The source of one hidden test cell: a comment the student sees, then the hidden region
     that finds the support folder and runs the probe on the notebook's globals."""
     question = probe_id.split(".", 1)[0]
-    shown = f"{points:.6f}".rstrip("0").rstrip(".")
+    shown = f"{points:g}"
     return (
         f"# Hidden test of {question} (`{function}`, {shown} points): it runs when the "
         f"notebook is graded.\n"
@@ -187,7 +188,7 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
     out.metadata = copy.deepcopy(nb.metadata)
     out.metadata.pop("otter", None)
     cells: list[nbformat.NotebookNode] = []
-    section, block, question, points = "intro", None, None, 0.0
+    section, block, question, points = "intro", None, None, 0
     counts: dict[str, int] = {}
 
     def next_id(kind: str) -> str:
@@ -206,7 +207,8 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
             begin, kind = m.group(1).upper() == "BEGIN", m.group(2).upper()
             if kind == "QUESTION" and begin:
                 config = yaml.safe_load(text.split("\n", 1)[1]) if "\n" in text else {}
-                question, points = str(config["name"]), float(config.get("points", 0))
+                question = str(config["name"])
+                points = a.points[question]
                 section = question
             elif kind == "QUESTION":
                 shares = hidden.points(question, points)

@@ -159,7 +159,9 @@ class Question:
     """A question of an otter-assign master notebook."""
 
     name: str
-    points: float
+    points: float | None
+    """``points:`` of its ``# BEGIN QUESTION`` cell: ``None`` in a master of this course, whose
+    points are stated in course.yml only (build injects them for otter assign)"""
     functions: tuple[str, ...]
     """the top-level functions its solution cells define"""
 
@@ -173,7 +175,7 @@ def master_config(nb: nbformat.NotebookNode) -> dict[str, Any]:
 
 
 def master_questions(nb: nbformat.NotebookNode) -> list[Question]:
-    """The questions of a master, with points and the functions their solution cells define."""
+    """The questions of a master and the functions their solution cells define."""
     questions: list[Question] = []
     current: dict[str, Any] | None = None
     in_solution = False
@@ -184,9 +186,7 @@ def master_questions(nb: nbformat.NotebookNode) -> list[Question]:
             current = yaml.safe_load(text.split("\n", 1)[1]) if "\n" in text else {}
             functions = []
         elif c.cell_type == "raw" and re.match(r"#\s*END\s+QUESTION", text, re.I) and current:
-            questions.append(
-                Question(str(current["name"]), float(current.get("points", 0)), tuple(functions))
-            )
+            questions.append(Question(str(current["name"]), current.get("points"), tuple(functions)))
             current = None
         elif c.cell_type == "raw" and re.match(r"#\s*BEGIN\s+SOLUTION", text, re.I):
             in_solution = True
