@@ -15,11 +15,9 @@ nothing shipped is built from it.
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import io
 import logging
-import re
 import shutil
 import sys
 import tempfile
@@ -32,28 +30,14 @@ import yaml
 from .config import ROOT, Assignment, Course, load_course
 from .execution import load_probes
 from .gradescope import RUN_AUTOGRADER, SETUP_SH
-from .notebooks import (
-    NotebookError,
-    code_cells,
-    executable_source,
-    is_test_cell,
-    master_config,
-    master_questions,
-    read_notebook,
-)
+from .master_format import config_cell, marked_cells, master_config, master_questions, with_points
+from .notebooks import NotebookError, executable_source, read_notebook
 from .probing import ProbeSet
 
 BUILD_ROOT = ROOT / "build"
 RELEASE_ROOT = ROOT / "assignments"
 #: A fixed date for every zip member, so that the same sources give the same zip bytes.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-#: The support files of otter's in-kernel autograder (:func:`autograder_master`); never shipped.
-SUPPORT_FILES = (
-    "autograder/__init__.py",
-    "autograder/probing.py",
-    "hidden_probes.py",
-    "reference_solution.py",
-)
 
 
 class BuildError(Exception):
@@ -80,7 +64,7 @@ def check_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet) -> 
             raise BuildError(f"{rel}: {q}'s solution cell does not define {', '.join(missing)}")
         if questions[q].points is not None:
             raise BuildError(
-                f"{rel}: {q}'s BEGIN QUESTION cell states points: {questions[q].points}; a question's "
+                f"{rel}: {q}'s BEGIN QUESTION cell states points: {questions[q].points:g}; a question's "
                 f"points are stated in course.yml only ({spec.points} there): remove the line"
             )
         scoring = [p for p in hidden.for_question(q) if not p.gate]
@@ -111,67 +95,64 @@ def hidden_test_cell(probe_id: str, points: float, seed: int) -> nbformat.Notebo
     return nbformat.v4.new_code_cell(source)
 
 
-def with_points(a: Assignment, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of the master whose ``# BEGIN QUESTION`` cells state course.yml's points, as
-    otter assign expects (the master itself states none: course.yml is their one place)."""
-    nb = copy.deepcopy(nb)
-    for i, cell in enumerate(nb.cells):
-        text = cell.source.strip()
-        if cell.cell_type == "raw" and re.match(r"#\s*BEGIN\s+QUESTION", text, re.I):
-            config = (yaml.safe_load(text.split("\n", 1)[1]) if "\n" in text else None) or {}
-            config["points"] = a.points[str(config["name"])]
-            source = "# BEGIN QUESTION\n" + yaml.safe_dump(config, sort_keys=False)
-            nb.cells[i] = nbformat.v4.new_raw_cell(source)
-    return nb
-
-
 def autograder_master(
     a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet, seed: int
 ) -> nbformat.NotebookNode:
     """The master of otter's in-kernel autograder: a hidden test cell per probe and the support
     files in its config. Not built any more; kept so that other exports can be compared with
     the points it gave each probe."""
-    nb = with_points(a, nb)
-    points = a.points
-    cells, question = [], None
-    for cell in nb.cells:
-        text = cell.source.strip()
-        if cell.cell_type == "raw" and text.upper().startswith("# ASSIGNMENT CONFIG"):
-            config = yaml.safe_load(text.split("\n", 1)[1]) or {}
-            config.update(
-                requirements="requirements.txt", run_tests=False, autograder_files=list(SUPPORT_FILES)
-            )
-            cell = nbformat.v4.new_raw_cell("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False))
-        elif cell.cell_type == "raw" and text.upper().startswith("# BEGIN QUESTION"):
-            question = (yaml.safe_load(text.split("\n", 1)[1]) or {}).get("name")
-        elif cell.cell_type == "raw" and text.upper().startswith("# END TESTS") and question:
-            shares = hidden.points(question, points[question])
-            cells += [hidden_test_cell(p.id, shares[p.id], seed) for p in hidden.for_question(question)]
-        cells.append(cell)
-    nb.cells = cells
-    return nb
+    out = with_points(nb, a.points)
+    cells = []
+    for c in marked_cells(out):
+        if c.kind == "config":
+            config = {
+                **c.config,
+                "requirements": "requirements.txt",
+                "run_tests": False,
+                "autograder_files": list(kernel_support_files(a, nb)),
+            }
+            cells.append(config_cell(config))
+            continue
+        if c.kind == "end" and c.block == "TESTS" and c.question:
+            shares = hidden.points(c.question, a.points[c.question])
+            cells += [hidden_test_cell(p.id, shares[p.id], seed) for p in hidden.for_question(c.question)]
+        cells.append(c.cell)
+    out.cells = cells
+    return out
 
 
 def release_master(a: Assignment, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The master as otter assign gets it: course.yml's points in its questions
-    (:func:`with_points`); only the student release and the solved notebook are taken from its
-    output, so it carries no hidden test and no support file (its ``requirements`` is a path
-    relative to ``solutions/<id>/``: pointed at a copy beside it)."""
-    nb = with_points(a, nb)
-    for i, cell in enumerate(nb.cells):
-        text = cell.source.strip()
-        if cell.cell_type == "raw" and text.upper().startswith("# ASSIGNMENT CONFIG"):
-            config = yaml.safe_load(text.split("\n", 1)[1]) or {}
-            config.update(requirements="requirements.txt", run_tests=False)
-            source = "# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False)
-            nb.cells[i] = nbformat.v4.new_raw_cell(source)
-    return nb
+    (:func:`~autograder.master_format.with_points`); only the student release and the solved
+    notebook are taken from its output, so it carries no hidden test and no support file (its
+    ``requirements`` is a path relative to ``solutions/<id>/``: pointed at a copy beside it)."""
+    out = with_points(nb, a.points)
+    for c in marked_cells(nb):
+        if c.kind == "config":
+            config = {**c.config, "requirements": "requirements.txt", "run_tests": False}
+            out.cells[c.index] = config_cell(config)
+    return out
 
 
 def reference_module(nb: nbformat.NotebookNode, a: Assignment) -> str:
-    """The reference solution as a module (test cells left out), for the nbgrader export."""
-    body = "\n\n".join(executable_source(c) for c in code_cells(nb) if not is_test_cell(c))
+    """The reference solution as a module (the public test cells left out), for the hidden tests
+    that run in a student's kernel (:func:`kernel_support_files`)."""
+    code = [c.source for c in marked_cells(nb) if c.cell_type == "code" and c.block != "TESTS"]
+    body = "\n\n".join(executable_source(c) for c in code)
     return f'"""Reference solution of {a.id}, generated by `python -m autograder build`."""\n\n{body}\n'
+
+
+def kernel_support_files(a: Assignment, nb: nbformat.NotebookNode) -> dict[str, str]:
+    """``{relative path: text}`` of what hidden tests run in a student's kernel need beside it
+    (otter's in-kernel autograder, the nbgrader export): the :mod:`autograder.probing` package
+    alone of the grader, the probes and the reference solution as a module."""
+    package = Path(__file__).resolve().parent / "probing"
+    files = {"autograder/__init__.py": '"""Hidden-test support: the probing package alone."""\n'}
+    for path in sorted(package.glob("*.py")):
+        files[f"autograder/probing/{path.name}"] = path.read_text(encoding="utf-8")
+    files["hidden_probes.py"] = a.probes_file.read_text(encoding="utf-8")
+    files["reference_solution.py"] = reference_module(nb, a)
+    return files
 
 
 def stable_ids(nb: nbformat.NotebookNode) -> None:

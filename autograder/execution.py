@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import linecache
-import re
 import sys
 import types
 from pathlib import Path
@@ -12,8 +11,6 @@ from typing import Any
 
 from .notebooks import executable_source
 from .probing import ProbeSet
-
-_SOLUTION_BLOCK = re.compile(r"^([ \t]*)# BEGIN SOLUTION.*?^[ \t]*# END SOLUTION[^\n]*$", re.M | re.S)
 
 
 def fake_otter() -> types.ModuleType:
@@ -44,9 +41,19 @@ def compile_cell(source: str, index: int) -> types.CodeType:
     return compile(text, filename, "exec", dont_inherit=True)
 
 
-def stub_source(source: str) -> str:
-    """What otter assign makes of a solution cell: each ``# BEGIN SOLUTION`` block becomes ``...``."""
-    return _SOLUTION_BLOCK.sub(lambda m: m.group(1) + "...", source)
+def run_cells(cells: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """Run ``cells`` in a fresh namespace in this process, as "Run all" would (``otter`` faked),
+    going on after a cell that raises: ``(namespace, ["cell i: Error: message", ...])``. For
+    instructor tools (selfcheck, the benchmark); student code runs in the sandbox only."""
+    sys.modules["otter"] = fake_otter()
+    env = new_namespace()
+    errors = []
+    for i, src in enumerate(cells):
+        try:
+            exec(compile_cell(src, i), env)  # noqa: S102 - the instructor's own notebooks
+        except Exception as e:  # noqa: BLE001 - reported, and the next cell runs
+            errors.append(f"cell {i}: {type(e).__name__}: {e}")
+    return env, errors
 
 
 def load_probes(path: Path) -> ProbeSet:

@@ -29,18 +29,16 @@ bytes. Other folders of OUT (release/, submitted/, autograded/, the gradebook) a
 from __future__ import annotations
 
 import copy
-import re
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import nbformat
-import yaml
 
-from .build import BuildError, load_sources, reference_module, stable_ids, write_notebook
+from .build import BuildError, kernel_support_files, load_sources, stable_ids, write_notebook
 from .config import ROOT, Assignment, Course, load_course
-from .notebooks import is_marker_cell
+from .master_format import SOLUTION_LINE, marked_cells, split_test_config
 from .probing import ProbeSet
 
 SUPPORT_DIR = "autograder_support"
@@ -49,12 +47,6 @@ SUPPORT_DIR = "autograder_support"
 CONFIG_FILE = "nbgrader_config.py"
 LOCAL_CONFIG_FILE = "nbgrader_config_local.py"
 
-_SOLUTION_MARKER = re.compile(r"^([ \t]*)#\s*(BEGIN|END)\s+SOLUTION\b.*$", re.M)
-_TEST_CONFIG = re.compile(
-    r'^\s*"""\s*#\s*BEGIN\s+TEST\s+CONFIG\s*\n(.*?)^\s*"""\s*#\s*END\s+TEST\s+CONFIG[^\n]*\n?',
-    re.S | re.M | re.I,
-)
-_RAW = re.compile(r"#\s*(BEGIN|END)\s+(QUESTION|SOLUTION|TESTS|PROMPT)\b", re.I)
 _NBGRADER_MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 
 HIDDEN_MODULE = "nbgrader_hidden"
@@ -142,18 +134,15 @@ def _with_meta(cell: nbformat.NotebookNode, meta: dict[str, Any]) -> nbformat.No
 def solution_source(source: str) -> str:
     """A master's solution cell with its ``# BEGIN/END SOLUTION`` comment lines (``NO PROMPT``
     included) turned into nbgrader's ``### BEGIN/END SOLUTION`` region markers."""
-    return _SOLUTION_MARKER.sub(lambda m: f"{m.group(1)}### {m.group(2).upper()} SOLUTION", source)
+    return SOLUTION_LINE.sub(lambda m: f"{m.group(1)}### {m.group(2).upper()} SOLUTION", source)
 
 
 def public_test(source: str) -> tuple[str, float]:
     """``(source without its TEST CONFIG block, points)`` of a master's public test cell."""
-    m = _TEST_CONFIG.match(source)
-    if not m:
-        return source, 0.0
-    config = yaml.safe_load(m.group(1)) or {}
+    body, config = split_test_config(source)
     if config.get("hidden"):
         raise BuildError("hidden test cells belong in probes.py, not in the master")
-    return source[m.end() :].lstrip("\n"), float(config.get("points", 0) or 0)
+    return body, float(config.get("points", 0) or 0)
 
 
 def hidden_test_source(a: Assignment, probe_id: str, function: str, points: float) -> str:
@@ -188,7 +177,7 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
     out.metadata = copy.deepcopy(nb.metadata)
     out.metadata.pop("otter", None)
     cells: list[nbformat.NotebookNode] = []
-    section, block, question, points = "intro", None, None, 0
+    section = "intro"
     counts: dict[str, int] = {}
 
     def next_id(kind: str) -> str:
@@ -198,40 +187,28 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
 
     # Prompts that send students to otter's `grader.check` get a note after the title.
     note = any("grader.check" in c.source for c in nb.cells if c.cell_type == "markdown")
-    for cell in nb.cells:
-        text = cell.source.strip()
-        if is_marker_cell(cell):
-            m = _RAW.match(text)
-            if m is None:  # ASSIGNMENT CONFIG
-                continue
-            begin, kind = m.group(1).upper() == "BEGIN", m.group(2).upper()
-            if kind == "QUESTION" and begin:
-                config = yaml.safe_load(text.split("\n", 1)[1]) if "\n" in text else {}
-                question = str(config["name"])
-                points = a.points[question]
-                section = question
-            elif kind == "QUESTION":
-                shares = hidden.points(question, points)
-                for p in hidden.for_question(question):
-                    if p.gate:
-                        continue
-                    src = hidden_test_source(a, p.id, p.function, shares[p.id])
-                    cells.append(
-                        nbformat.v4.new_code_cell(
-                            src,
-                            metadata=_meta(
-                                f"{question}_{p.name}", grade=True, locked=True, points=shares[p.id]
-                            ),
-                        )
+    for marked in marked_cells(nb):
+        cell, block, question = marked.cell, marked.block, marked.question
+        if marked.kind == "begin" and block == "QUESTION":
+            section = str(question)
+        elif marked.kind == "end" and block == "QUESTION":
+            shares = hidden.points(str(question), a.points[str(question)])
+            for p in hidden.for_question(str(question)):
+                if p.gate:
+                    continue
+                src = hidden_test_source(a, p.id, p.function, shares[p.id])
+                cells.append(
+                    nbformat.v4.new_code_cell(
+                        src,
+                        metadata=_meta(f"{question}_{p.name}", grade=True, locked=True, points=shares[p.id]),
                     )
-                question = None
-            elif kind == "PROMPT":
-                raise BuildError(
-                    f"{a.master.relative_to(ROOT)}: otter PROMPT blocks have no "
-                    "nbgrader equivalent; put the prompt in the solution cell"
                 )
-            else:
-                block = kind if begin else None
+        elif block == "PROMPT":
+            raise BuildError(
+                f"{a.master.relative_to(ROOT)}: otter PROMPT blocks have no "
+                "nbgrader equivalent; put the prompt in the solution cell"
+            )
+        if marked.is_marker:
             continue
         if cell.cell_type == "raw":
             cells.append(_with_meta(cell, _meta(next_id("raw"), locked=True)))
@@ -280,10 +257,7 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
 def support_files(a: Assignment, course: Course, nb: nbformat.NotebookNode) -> dict[str, str]:
     """``{relative path: text}`` of the hidden tests' support folder of ``a``."""
     return {
-        "autograder/__init__.py": '"""Hidden-test support for the nbgrader export."""\n',
-        "autograder/probing.py": (ROOT / "autograder" / "probing.py").read_text(encoding="utf-8"),
-        "hidden_probes.py": a.probes_file.read_text(encoding="utf-8"),
-        "reference_solution.py": reference_module(nb, a),
+        **kernel_support_files(a, nb),
         f"{HIDDEN_MODULE}.py": _HIDDEN_MODULE_SOURCE.format(
             assignment=a.id, seed=course.grading.seed, precision=course.grading.matmul_precision
         ),

@@ -9,135 +9,39 @@ be swapped for a distributed executor.
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import json
 import os
 import queue
 import secrets
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .config import ROOT, Assignment, Course, load_course
-from .execution import stub_source
+from .judge import Scoring, judge, record
+from .master_format import stub_source
 from .notebooks import code_cells, read_notebook
 from .probing import (
     ProbeSet,
     decode_run,
-    is_out_of_memory,
-    judge_probe,
     probe_seed,
     run_probe,
-    score_question,
-    shorten,
 )
+from .records import Record, atomic_write, batch_seed, read_record, write_gradebook
 from .reference import Store, cache_root, prune, store_key
 from .sandbox import landlock
-from .sandbox.limits import SandboxLimits, sandbox_uid
+from .sandbox.limits import SandboxLimits, sandbox_user
 from .sandbox.run import RunOutcome, run_sandboxed
 from .sandbox.zygote import Zygote
 from .sources import source_namespace
 from .submissions import Submission, UsageError, collect
 
-STATUSES = ("graded", "invalid", "timeout", "memory", "crashed", "tampered", "error")
-
 
 class GradingFailed(Exception):
     """Grading itself failed (exit status 1): the grader's fault, never a student's."""
-
-
-@dataclass(frozen=True)
-class Record:
-    """Everything known about one graded submission; what ``results/<key>.json`` holds."""
-
-    submission: str
-    key: str
-    fingerprint: str
-    status: str
-    message: str
-    questions: dict[str, float]
-    possible: float
-    tests: list[dict[str, Any]]
-    notes: list[str]
-    seed: int | None = None
-    """the batch's seed, from which every hidden input of this row was drawn"""
-
-    @property
-    def total(self) -> float:
-        return round(sum(self.questions.values()), 6)
-
-    def to_results(self) -> dict[str, Any]:
-        """Gradescope's results.json, with our own fields under ``extra_data``."""
-        return {
-            "score": self.total,
-            "output": self.message,
-            "tests": self.tests,
-            "extra_data": {
-                "submission": self.submission,
-                "key": self.key,
-                "status": self.status,
-                "questions": self.questions,
-                "possible": self.possible,
-                "fingerprint": self.fingerprint,
-                "notes": self.notes,
-                "seed": self.seed,
-            },
-        }
-
-    @classmethod
-    def from_results(cls, data: dict[str, Any]) -> Record:
-        x = data["extra_data"]
-        return cls(
-            x["submission"],
-            x["key"],
-            x["fingerprint"],
-            x["status"],
-            data["output"],
-            {q: float(v) for q, v in x["questions"].items()},
-            float(x["possible"]),
-            data["tests"],
-            list(x.get("notes", [])),
-            x.get("seed"),
-        )
-
-
-def _process_umask() -> int:
-    mask = os.umask(0o022)  # reading it means setting it: done once, at import, before any thread
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _process_umask()
-
-
-def atomic_write(path: Path, text: str, *, private: bool = False) -> None:
-    """Write ``text`` so that readers see the old file or the new one, never half of one.
-
-    The file gets the mode an ordinary new file would (0666 less the umask: TAs and a web
-    server in the group can read the gradebook and the pages), or 0600 when ``private``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
-    os.fchmod(fd, 0o600 if private else 0o666 & ~_UMASK)  # mkstemp makes it 0600
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _fmt(x: float) -> str:
-    return f"{x:g}"
-
-
-def csv_text(text: str) -> str:
-    """A text cell a spreadsheet shows as text: one starting with ``= + - @`` (or a tab or
-    carriage return) would be read as a formula, and a submission's name is the student's."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 class Grader:
@@ -154,6 +58,7 @@ class Grader:
         cpu_devices: int | None = None,
         exact_devices: bool = False,
         seed: int,
+        jobs: int = 1,
     ):
         """``exact_devices`` grades on ``cpu_devices`` even below the assignment's
         ``min_devices``: for testing the course on one device, never for grades (scores must
@@ -178,6 +83,8 @@ class Grader:
         self.job = self._job(cpu_devices, exact_devices)
         self.zygote: Zygote | None = None
         self._slots: queue.Queue[int] = queue.Queue()
+        for slot in range(1, jobs + 1):  # slot 0 is the reference's
+            self._slots.put(slot)
         self._reference: dict[str, dict[str, Any]] | None = None
 
     def _job(self, cpu_devices: int | None, exact_devices: bool) -> dict[str, Any]:
@@ -220,13 +127,6 @@ class Grader:
         if self.zygote is not None:
             self.zygote.close()
 
-    def _uid(self, slot: int) -> int | None:
-        """A user id of its own for the sandbox in ``slot`` when the grader runs as root (never
-        uid 0; the sandbox's private file view makes a root-only Python reachable to it).
-        Without root the sandbox keeps the grader's user id, in a user namespace where the
-        kernel allows one."""
-        return sandbox_uid(slot) if os.geteuid() == 0 else None
-
     def _run(
         self, cells: list[str], slot: int, probes: list[str], cache: Path | None, *, writes: bool = False
     ) -> RunOutcome:
@@ -236,7 +136,7 @@ class Grader:
         sandbox = self.out / ".sandbox"
         sandbox.mkdir(parents=True, exist_ok=True)
         os.chmod(sandbox, 0o711)
-        uid = self._uid(slot)
+        uid = sandbox_user(slot)
         job = dict(self.job, hidden=[str(ROOT), str(self.out.resolve())])
         if cache is not None and writes:
             cache.mkdir(parents=True, exist_ok=True)
@@ -296,7 +196,7 @@ class Grader:
             [
                 self.assignment.master.read_bytes(),
                 self.probes_source.encode(),
-                (Path(__file__).parent / "probing.py").read_bytes(),
+                *(f.read_bytes() for f in sorted((Path(__file__).parent / "probing").glob("*.py"))),
                 json.dumps(self.job, sort_keys=True).encode(),
                 jax.__version__.encode(),
             ]
@@ -361,12 +261,25 @@ class Grader:
             self.store.public_warmed.exists() and self.store.outputs_file(self.seed).exists()
         )
 
+    @functools.cached_property
+    def scoring(self) -> Scoring:
+        """What the pure :func:`autograder.judge.judge` needs of this batch."""
+        return Scoring(
+            questions=self.questions,
+            probes=self.probes,
+            points=self.points,
+            seed=self.seed,
+            memory_mb=self.limits.memory_mb,
+            notes=tuple(self.notes),
+        )
+
     # -- one submission -----------------------------------------------------------------------
 
     def grade(self, sub: Submission) -> Record:
         """collect → execute → judge → record, for one submission; never raises."""
         if sub.problem:
-            return self._record(
+            return record(
+                self.scoring,
                 sub,
                 "invalid",
                 f"{sub.name}{' ' if sub.problem.startswith('is ') else ': '}{sub.problem}.",
@@ -380,7 +293,8 @@ class Grader:
             outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
             outcome.results.update(self.source_results(sub.cells, chosen))
         except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
-            return self._record(
+            return record(
+                self.scoring,
                 sub,
                 "error",
                 f"The grader failed on this submission ({type(e).__name__}); "
@@ -391,9 +305,10 @@ class Grader:
         finally:
             self._slots.put(slot)
         try:
-            return self.judge(sub, outcome)
+            return judge(sub, outcome, self.reference(), self.scoring)
         except Exception as e:  # noqa: BLE001
-            return self._record(
+            return record(
+                self.scoring,
                 sub,
                 "error",
                 f"The grader failed while judging ({type(e).__name__}: "
@@ -401,153 +316,6 @@ class Grader:
                 {},
                 [],
             )
-
-    def judge(self, sub: Submission, outcome: RunOutcome) -> Record:
-        ref = self.reference()
-        chosen = sub.graded_on(self.questions)
-        notes = [f"the sandbox lacked: {', '.join(outcome.missing)}"] if outcome.missing else []
-        if outcome.tampered:
-            evidence = shorten("; ".join(outcome.tampered[:3]), 300)
-            return self._record(
-                sub,
-                "tampered",
-                f"The notebook changed what grading relies on ({evidence}); it scores 0.",
-                {},
-                [],
-                notes,
-            )
-        if outcome.ended == "tampered":
-            return self._record(
-                sub, "tampered", f"{outcome.detail.capitalize()}; it scores 0.", {}, [], notes
-            )
-        early = {
-            "timeout": "ran out of time",
-            "memory": "ran out of memory",
-            "crashed": "crashed",
-            "exited": "stopped",
-        }
-        if outcome.ended != "ok" and outcome.where.startswith("cell") or outcome.ended == "exited":
-            status = "crashed" if outcome.ended == "exited" else outcome.ended
-            detail = f" ({outcome.detail})" if outcome.detail else ""
-            return self._record(
-                sub,
-                status,
-                f"The notebook {early[outcome.ended]} in {outcome.where}{detail}; no question was graded.",
-                {},
-                [],
-            )
-
-        problems: dict[str, str | None] = {}
-        not_run: set[str] = set()
-        for pid, result in outcome.results.items():
-            if not result["ok"] and is_out_of_memory(result["error"]) and outcome.ended == "ok":
-                outcome.ended, outcome.where, outcome.detail = "memory", pid, f"{self.limits.memory_mb} MiB"
-        for probe in self.probes.probes:
-            if probe.question not in chosen:
-                continue
-            if probe.id in outcome.results:
-                problems[probe.id] = judge_probe(probe, outcome.results[probe.id], ref[probe.id])
-            else:
-                not_run.add(probe.question)
-                problems[probe.id] = f"{probe.question} `{probe.function}`: not run"
-        if outcome.ended != "ok" and outcome.where:
-            stopped = (
-                self.probes.get(outcome.where)
-                if outcome.where in {p.id for p in self.probes.probes}
-                else None
-            )
-            if stopped is not None:
-                problems[stopped.id] = (
-                    f"{stopped.question} `{stopped.function}`: {stopped.description}: "
-                    f"{early[outcome.ended]}" + (f" ({outcome.detail})" if outcome.detail else "")
-                )
-                not_run.add(stopped.question)
-
-        questions: dict[str, float] = {}
-        tests: list[dict[str, Any]] = []
-        first_problem: dict[str, str] = {}
-        for q in chosen:
-            probes = self.probes.for_question(q)
-            earned, messages = score_question(probes, self.points, problems)
-            questions[q] = 0.0 if q in not_run else earned
-            if messages:
-                first_problem[q] = messages[0]
-            gate_failed = any(p.gate and problems[p.id] for p in probes)
-            for p in probes:
-                problem = problems[p.id]
-                scored = not (gate_failed or problem or q in not_run)
-                tests.append(
-                    {
-                        "name": f"{q} {p.function}: {p.name.replace('_', ' ')}",
-                        "number": q,
-                        "score": self.points[p.id] if scored else 0.0,
-                        "max_score": self.points[p.id],
-                        "status": "failed" if problem else "passed",
-                        "output": problem
-                        or ("passed, but a requirement of this question failed" if gate_failed else "passed"),
-                        "visibility": "visible",
-                    }
-                )
-        lost = [q for q in chosen if questions[q] < self.questions[q]]
-
-        status = "graded" if outcome.ended == "ok" else outcome.ended
-        if status == "exited":
-            status = "crashed"
-        if not lost:
-            message = "All hidden tests passed."
-        else:
-            first = next((first_problem[q] for q in lost if q in first_problem), "")
-            message = f"Lost points on {', '.join(lost)}. First problem: {first}"
-        if status != "graded":
-            graded = [q for q in chosen if q not in not_run]
-            message = (
-                f"Grading stopped at {outcome.where}: it {early.get(outcome.ended, 'failed')}"
-                + (f" ({outcome.detail})" if outcome.detail else "")
-                + f". Still graded: {', '.join(graded) or 'none'}. "
-                + message
-            )
-        notes = list(sub.notes) + notes + [f"cell {i} raised: {e}" for i, e in outcome.cell_errors[:5]]
-        return self._record(sub, status, message, questions, tests, notes)
-
-    def _record(
-        self,
-        sub: Submission,
-        status: str,
-        message: str,
-        questions: dict[str, float],
-        tests: list[dict[str, Any]],
-        notes: list[str] | None = None,
-    ) -> Record:
-        chosen = sub.graded_on(self.questions)
-        qs = {q: questions.get(q, 0.0) for q in chosen}
-        if not tests:
-            tests = [
-                {
-                    "name": f"{p.question} {p.function}: {p.name.replace('_', ' ')}",
-                    "number": p.question,
-                    "score": 0.0,
-                    "max_score": self.points[p.id],
-                    "status": "failed",
-                    "output": f"not graded: status {status}",
-                    "visibility": "visible",
-                }
-                for p in self.probes.probes
-                if p.question in chosen
-            ]
-        if sub.questions is not None:
-            notes = [*(notes or sub.notes), f"graded on {', '.join(chosen) or 'no question'} only"]
-        return Record(
-            sub.name,
-            sub.key,
-            sub.fingerprint,
-            status,
-            shorten(" ".join(message.split()), 600),
-            qs,
-            self.possible,
-            tests,
-            [shorten(n, 300) for n in [*(notes or sub.notes), *self.notes]][:20],
-            self.seed,
-        )
 
 
 def _gpu_count() -> int:
@@ -557,54 +325,6 @@ def _gpu_count() -> int:
         return len(jax.devices("gpu"))
     except RuntimeError:
         return 0
-
-
-# -- recording -----------------------------------------------------------------------------------
-
-
-def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> None:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", *questions, "total", "possible", "status", "message"])
-    for r in records:
-        w.writerow(
-            [
-                csv_text(r.submission),
-                *(_fmt(r.questions[q]) if q in r.questions else "" for q in questions),
-                _fmt(r.total),
-                _fmt(r.possible),
-                r.status,
-                csv_text(r.message),
-            ]
-        )
-    atomic_write(path, buf.getvalue())
-
-
-def read_records(out: Path) -> dict[str, Record]:
-    """Every record under ``out/results``, by submission name."""
-    records = [
-        Record.from_results(json.loads(f.read_text(encoding="utf-8")))
-        for f in (out / "results").glob("*.json")
-    ]
-    return {r.submission: r for r in records}
-
-
-def read_record(out: Path, sub: Submission, questions: list[str], seed: int) -> Record | None:
-    """The record a previous run wrote for ``sub``, if it graded the same bytes on the same
-    ``questions`` with the same ``seed``; ``None`` (grade it again) otherwise, a damaged file
-    included."""
-    path = out / "results" / f"{sub.key}.json"
-    try:
-        record = Record.from_results(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    same = (record.fingerprint, record.submission, set(record.questions), record.seed) == (
-        sub.fingerprint,
-        sub.name,
-        set(questions),
-        seed,
-    )
-    return record if same else None
 
 
 def main(
@@ -714,9 +434,8 @@ def main(
             cpu_devices=cpu_devices,
             exact_devices=exact_devices,
             seed=seed,
+            jobs=jobs,
         ) as grader:
-            for slot in range(1, jobs + 1):
-                grader._slots.put(slot)
             if any(not s.problem for s in todo):
                 if not grader.reference_stored():
                     console.say(
@@ -790,16 +509,3 @@ def _limits(base: dict[str, Any], **overrides: float | None) -> SandboxLimits:
             f"--{field.replace('_', '-')} {merged.get(field)}: {error['msg'][:1].lower()}{error['msg'][1:]}"
         ) from None
     return SandboxLimits(**merged)
-
-
-def batch_seed(out: Path, seed: int | None) -> int:
-    """The seed of the batch in ``out``: ``seed`` if given, else the one ``out/batch.json``
-    recorded, else a fresh random one; recorded there either way."""
-    path = out / "batch.json"
-    if seed is None:
-        try:
-            seed = int(json.loads(path.read_text(encoding="utf-8"))["seed"])
-        except (OSError, ValueError, KeyError, TypeError):
-            seed = secrets.randbits(63)
-    atomic_write(path, json.dumps({"seed": seed}) + "\n")
-    return seed

@@ -1,6 +1,8 @@
-"""Reading notebooks: the otter-assign master's structure and a notebook's executable code.
+"""Reading notebooks, any notebook: parsing and checking the file, and what its code cells
+define and read. The master's own format (markers, questions) is :mod:`autograder.master_format`.
 
-Everything here is pure data handling (no execution), shared by build, grade and validate.
+Everything here is pure data handling (no execution), shared by build, grade, validate and the
+sandbox (which imports this module, so it stays light: no nbformat or YAML at import).
 """
 
 from __future__ import annotations
@@ -9,18 +11,14 @@ import ast
 import json
 import re
 import symtable
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import yaml
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import nbformat
 
 OTTER_LINE = re.compile(r"^\s*(import otter\b|grader\s*=\s*otter\.|grader\.\w+\()")
-_RAW_MARKER = re.compile(r"^\s*#\s*(BEGIN|END)\s+(QUESTION|SOLUTION|TESTS|PROMPT)\b", re.I)
-_TEST_CONFIG = re.compile(r'^\s*(?:.\s*=\s*)?"""?\s*#\s*BEGIN\s*TEST\s*CONFIG', re.I)
 
 
 class NotebookError(Exception):
@@ -67,25 +65,6 @@ def parse_notebook(text: str, name: str) -> nbformat.NotebookNode:
     return nb
 
 
-def is_test_cell(source: str) -> bool:
-    """An otter test cell: a test config block, or a cell that only defines ``test_*`` functions."""
-    if _TEST_CONFIG.match(source):
-        return True
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return False
-    return bool(tree.body) and all(
-        isinstance(n, ast.FunctionDef)
-        and n.name.startswith("test_")
-        or isinstance(n, ast.Expr)
-        and isinstance(n.value, ast.Call)
-        and isinstance(n.value.func, ast.Name)
-        and n.value.func.id.startswith("test_")
-        for n in tree.body
-    )
-
-
 def executable_source(source: str) -> str:
     """A code cell as plain Python: IPython magics and shell escapes dropped, otter calls
     (``import otter``, ``grader = otter.Notebook(...)``, ``grader.check(...)``) dropped."""
@@ -101,11 +80,9 @@ def executable_source(source: str) -> str:
     return "\n".join(kept)
 
 
-def code_cells(nb: nbformat.NotebookNode, *, skip_tests: bool = False) -> list[str]:
+def code_cells(nb: nbformat.NotebookNode) -> list[str]:
     """The sources of ``nb``'s code cells, in order."""
-    return [
-        c.source for c in nb.cells if c.cell_type == "code" and not (skip_tests and is_test_cell(c.source))
-    ]
+    return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
 def defined_names(source: str) -> set[str]:
@@ -145,59 +122,18 @@ def bound_and_read_names(source: str) -> tuple[set[str], set[str]] | None:
     return bound, read
 
 
-def insert_after_definition(cells: list[str], names: list[str], source: str) -> list[str]:
-    """``cells`` with ``source`` added as a new cell right after the last cell defining any of
-    ``names`` (so its definitions win, and later cells use them)."""
+def defining_cell(cells: Sequence[str], names: Collection[str]) -> int:
+    """The index of the last of ``cells`` (sources; ``""`` for a cell that is not code) that
+    defines any of ``names``: a known-wrong answer goes right after it, so that its definitions
+    win and later cells use them. :class:`ValueError` when none does."""
     idx = max((i for i, c in enumerate(cells) if defined_names(c) & set(names)), default=None)
     if idx is None:
         raise ValueError(f"no code cell defines any of {', '.join(names)}")
+    return idx
+
+
+def insert_after_definition(cells: list[str], names: Collection[str], source: str) -> list[str]:
+    """``cells`` (code cell sources) with ``source`` added as a new cell right after the last
+    one defining any of ``names``."""
+    idx = defining_cell(cells, names)
     return cells[: idx + 1] + [source] + cells[idx + 1 :]
-
-
-@dataclass(frozen=True)
-class Question:
-    """A question of an otter-assign master notebook."""
-
-    name: str
-    points: float | None
-    """``points:`` of its ``# BEGIN QUESTION`` cell: ``None`` in a master of this course, whose
-    points are stated in course.yml only (build injects them for otter assign)"""
-    functions: tuple[str, ...]
-    """the top-level functions its solution cells define"""
-
-
-def master_config(nb: nbformat.NotebookNode) -> dict[str, Any]:
-    """The ``# ASSIGNMENT CONFIG`` raw cell, parsed."""
-    for c in nb.cells:
-        if c.cell_type == "raw" and c.source.lstrip().upper().startswith("# ASSIGNMENT CONFIG"):
-            return yaml.safe_load(c.source.split("\n", 1)[1]) or {}
-    return {}
-
-
-def master_questions(nb: nbformat.NotebookNode) -> list[Question]:
-    """The questions of a master and the functions their solution cells define."""
-    questions: list[Question] = []
-    current: dict[str, Any] | None = None
-    in_solution = False
-    functions: list[str] = []
-    for c in nb.cells:
-        text = c.source.strip()
-        if c.cell_type == "raw" and re.match(r"#\s*BEGIN\s+QUESTION", text, re.I):
-            current = yaml.safe_load(text.split("\n", 1)[1]) if "\n" in text else {}
-            functions = []
-        elif c.cell_type == "raw" and re.match(r"#\s*END\s+QUESTION", text, re.I) and current:
-            questions.append(Question(str(current["name"]), current.get("points"), tuple(functions)))
-            current = None
-        elif c.cell_type == "raw" and re.match(r"#\s*BEGIN\s+SOLUTION", text, re.I):
-            in_solution = True
-        elif c.cell_type == "raw" and re.match(r"#\s*END\s+SOLUTION", text, re.I):
-            in_solution = False
-        elif c.cell_type == "code" and in_solution and current is not None:
-            functions += sorted(defined_names(c.source) - set(functions))
-    return questions
-
-
-def is_marker_cell(cell: Any) -> bool:
-    return cell.cell_type == "raw" and bool(
-        _RAW_MARKER.match(cell.source) or cell.source.lstrip().upper().startswith("# ASSIGNMENT")
-    )

@@ -37,27 +37,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .probing import decode_outputs, encode_outputs
+from .records import atomic_write
 
 if TYPE_CHECKING:
     from .sandbox.run import RunOutcome
 
 STORE_TTL_DAYS = 30
 _STORE_NAME = re.compile(r"^[0-9]{2}-[a-z0-9-]+-[0-9a-f]{20}$")
-
-
-def compilation_cache_settings(cache: Path | str, *, writes: bool) -> dict[str, Any]:
-    """The JAX options of a process that reads a store's ``xla/`` folder (and, with ``writes``,
-    fills it). Every process sharing one needs these exact values: some of them enter the
-    compile options, and so every cache key (without ``enable_xla_caches="none"`` in one of
-    them, no program matched and each compiled the course again). As environment variables:
-    ``{name.upper(): str(value)}``."""
-    return {
-        "jax_compilation_cache_dir": str(cache),
-        "jax_compilation_cache_max_size": -1,  # no eviction: a read writes nothing
-        "jax_persistent_cache_enable_xla_caches": "none",  # (GPU autotune files)
-        "jax_persistent_cache_min_entry_size_bytes": 0,
-        "jax_persistent_cache_min_compile_time_secs": 0 if writes else 1e9,
-    }
 
 
 def cache_root() -> Path:
@@ -135,7 +121,6 @@ class Store:
 
     def save(self, outcome: RunOutcome, seed: int) -> None:
         """Keep the outputs of a reference run that passed every probe."""
-        from .grade import atomic_write
 
         results = {}
         for pid, r in outcome.results.items():

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from .config import Assignment
+from .records import atomic_write
 
 if TYPE_CHECKING:
-    from .grade import Record
+    from .records import Record
 
 _STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}
@@ -117,7 +118,6 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
 
 
 def write_feedback(out: Path, record: Record, assignment: Assignment) -> None:
-    from .grade import atomic_write
 
     atomic_write(out / "feedback" / f"{record.key}.html", feedback_html(record, assignment))
 
@@ -319,6 +319,5 @@ def _link(record: Record) -> str:
 
 
 def write_report(out: Path, records: list[Record], assignment: Assignment, questions: list[str]) -> None:
-    from .grade import atomic_write
 
     atomic_write(out / "report.html", report_html(records, assignment, questions))

@@ -18,21 +18,10 @@ from typing import Any
 import nbformat
 
 from .config import load_course
-from .execution import compile_cell, fake_otter, load_probes, new_namespace, stub_source
-from .notebooks import code_cells, insert_after_definition, is_test_cell
+from .execution import load_probes, run_cells
+from .master_format import stub_source
+from .notebooks import code_cells, insert_after_definition
 from .probing import Probe, ProbeSet, decode_run, judge_probe, probe_seed, run_probe, score_question
-
-
-def run_cells(cells: list[str]) -> tuple[dict[str, Any], list[str]]:
-    sys.modules["otter"] = fake_otter()
-    env = new_namespace()
-    errors = []
-    for i, src in enumerate(cells):
-        try:
-            exec(compile_cell(src, i), env)  # noqa: S102
-        except Exception as e:  # noqa: BLE001
-            errors.append(f"cell {i}: {type(e).__name__}: {e}")
-    return env, errors
 
 
 def score(probes: list[Probe], env: dict[str, Any], ref: dict[str, Any], seed: int) -> dict[str, str | None]:
@@ -91,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"NO PROBES for {q}")
             ok = False
 
-    stub_cells = [c if is_test_cell(c) else stub_source(c) for c in cells]
-    stub_env, _ = run_cells(stub_cells)
+    stub_env, _ = run_cells([stub_source(c) for c in cells])
     stub_scores = question_scores(probes, questions, score(selected, stub_env, ref, seed))
     for q, (earned, _) in stub_scores.items():
         if earned:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import filecmp
-import re
 import sys
 import tempfile
 from collections.abc import Collection
@@ -29,10 +28,10 @@ from pathlib import Path
 
 import nbformat
 
-from . import build, grade
+from . import build, grade, master_format
 from .config import Assignment, Course, load_course
-from .grade import Record
-from .notebooks import bound_and_read_names, code_cells, defined_names, read_notebook
+from .notebooks import bound_and_read_names, code_cells, defined_names, defining_cell, read_notebook
+from .records import Record, read_records
 
 #: The reference's graded cells alone, graded beside the known-wrong answers built from them: at
 #: full marks it proves that no answer lost points because a cell it needed was left out.
@@ -53,16 +52,7 @@ def mutant_notebook(
     """The solved notebook with ``source`` as a new cell right after the cell defining
     ``functions``: its definitions win, and later cells use them."""
     nb = copy.deepcopy(reference)
-    idx = max(
-        (
-            i
-            for i, c in enumerate(nb.cells)
-            if c.cell_type == "code" and defined_names(c.source) & set(functions)
-        ),
-        default=None,
-    )
-    if idx is None:
-        raise ValueError(f"no cell defines {', '.join(functions)}")
+    idx = defining_cell([c.source if c.cell_type == "code" else "" for c in nb.cells], functions)
     cells = list(nb.cells)
     cells.insert(idx + 1, nbformat.v4.new_code_cell(source))
     nb.cells = cells
@@ -94,23 +84,13 @@ def graded_cells(
 
 
 def solution_lines(master: nbformat.NotebookNode) -> set[str]:
-    """Non-trivial lines inside ``# BEGIN SOLUTION`` blocks or ending in ``# SOLUTION``."""
-    lines: set[str] = set()
-    for src in code_cells(master):
-        inside = False
-        for line in src.splitlines():
-            s = line.strip()
-            if s.startswith("# BEGIN SOLUTION"):
-                inside = True
-                continue
-            if s.startswith("# END SOLUTION"):
-                inside = False
-                continue
-            if inside or re.search(r"#\s*SOLUTION\s*$", s):
-                s = re.sub(r"#\s*SOLUTION\s*$", "", s).strip()
-                if len(s) >= 16 and not s.startswith("#"):
-                    lines.add(s)
-    return lines
+    """Non-trivial lines that only the solution has (see :func:`master_format.solution_lines`)."""
+    return {
+        line
+        for src in code_cells(master)
+        for line in master_format.solution_lines(src)
+        if len(line) >= 16 and not line.startswith("#")
+    }
 
 
 def hidden_lines(probes_source: str) -> set[str]:
@@ -297,7 +277,7 @@ def validate_assignment(
         )
         if status != 0:
             return [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]
-        checks += grading_checks(a, grade.read_records(out), mutants)
+        checks += grading_checks(a, read_records(out), mutants)
     checks += leak_checks(a)
     return checks
 

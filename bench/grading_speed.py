@@ -42,19 +42,11 @@ from autograder.submissions import collect  # noqa: E402
 from autograder.validate import mutant_notebook  # noqa: E402
 
 BARE = """
-import sys, json, types
-sys.modules["otter"] = types.ModuleType("otter")
-sys.modules["otter"].Notebook = lambda *a, **k: types.SimpleNamespace(check=lambda *a: None,
-                                                                        export=lambda *a, **k: None)
+import sys, json
 from pathlib import Path
-from autograder.execution import compile_cell, load_probes
+from autograder.execution import load_probes, run_cells
 from autograder.probing import run_probe
-env = {"__name__": "__main__"}
-for i, src in enumerate(json.load(open(sys.argv[1]))):
-    try:
-        exec(compile_cell(src, i), env)
-    except Exception:
-        pass
+env, _ = run_cells(json.load(open(sys.argv[1])))
 for probe in load_probes(Path(sys.argv[2])).probes:
     run_probe(probe, env, int(sys.argv[3]))
 """
@@ -74,7 +66,9 @@ def make_set(tmp: Path, per_assignment: int) -> dict[str, Path]:
         step = max(1, len(mutants) // per_assignment)
         for path in mutants[::step][:per_assignment]:
             q = path.name.split("_", 1)[0]
-            nbformat.write(mutant_notebook(ref, a.questions[q], path.read_text()), d / f"{path.stem}.ipynb")
+            nbformat.write(
+                mutant_notebook(ref, a.questions[q].functions, path.read_text()), d / f"{path.stem}.ipynb"
+            )
         folders[a.id] = d
     return folders
 
@@ -86,7 +80,6 @@ def ours_one_by_one(folders: dict[str, Path], out: Path) -> dict[tuple[str, str]
         a = course.assignment(aid)
         subs, _ = collect(folder, a, course)
         with Grader(course, a, out / aid, seed=course.grading.seed) as g:
-            g._slots.put(1)
             g.reference()
             for s in subs:
                 start = time.perf_counter()
@@ -103,11 +96,9 @@ def otter_zip(aid: str, work: Path) -> Path:
     course = load_course()
     a = course.assignment(aid)
     nb, hidden = build.load_sources(a)
-    (work / "autograder").mkdir(parents=True)
-    (work / "autograder" / "__init__.py").write_text('"""Hidden-test support for the otter autograder."""\n')
-    shutil.copy(ROOT / "autograder" / "probing.py", work / "autograder" / "probing.py")
-    shutil.copy(a.probes_file, work / "hidden_probes.py")
-    (work / "reference_solution.py").write_text(build.reference_module(nb, a))
+    for rel, text in build.kernel_support_files(a, nb).items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text, encoding="utf-8")
     shutil.copy(ROOT / "requirements" / "autograder.txt", work / "requirements.txt")
     master = work / a.notebook
     build.write_notebook(build.autograder_master(a, nb, hidden, course.grading.seed), master)

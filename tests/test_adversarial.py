@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grade
+from autograder import grade, records
 from autograder.config import ROOT, load_course
 from autograder.validate import graded_cells
 
@@ -560,10 +560,10 @@ def test_no_row_is_the_graders_fault(graded: tuple[dict[str, dict], Path]) -> No
 
 
 def test_gradebook_cells_are_never_formulas(tmp_path: Path) -> None:
-    record = grade.Record(
+    record = records.Record(
         '=HYPERLINK("http://x").ipynb', "k", "f", "graded", "+1 -2", {"q1": 1.0}, 2.0, [], [], 1
     )
-    grade.write_gradebook(tmp_path / "g.csv", [record], ["q1"])
+    records.write_gradebook(tmp_path / "g.csv", [record], ["q1"])
     import csv
 
     (row,) = list(csv.reader((tmp_path / "g.csv").open()))[1:]

@@ -17,7 +17,8 @@ import pytest
 from tabulate import tabulate
 
 from autograder.config import load_course
-from autograder.grade import Grader, read_records
+from autograder.grade import Grader
+from autograder.records import read_records
 from autograder.validate import Check, validate_assignment
 
 pytestmark = pytest.mark.slow

@@ -23,10 +23,11 @@ import yaml
 
 from autograder import export_nbgrader
 from autograder.build import autograder_master
-from autograder.config import load_course
+from autograder.config import ROOT, load_course
 from autograder.execution import load_probes
-from autograder.notebooks import master_questions, read_notebook
-from autograder.reference import compilation_cache_settings
+from autograder.master_format import master_questions
+from autograder.notebooks import read_notebook
+from autograder.sandbox.xla_cache import compilation_cache_settings
 
 pytestmark = pytest.mark.slow
 
@@ -276,7 +277,7 @@ def test_export_is_reproducible(tmp_path: Path) -> None:
     assert tree(first) == before == tree(second)
     support = (
         "autograder/__init__.py",
-        "autograder/probing.py",
+        *(f"autograder/probing/{p.name}" for p in (ROOT / "autograder" / "probing").glob("*.py")),
         "hidden_probes.py",
         f"{export_nbgrader.HIDDEN_MODULE}.py",
         "reference_solution.py",

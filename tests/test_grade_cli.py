@@ -276,7 +276,7 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
     questions empty, and neither run resumes from a record graded on other questions."""
     import shutil
 
-    from autograder import grade
+    from autograder import grade, records
     from autograder.submissions import UsageError
 
     course = load_course()
@@ -285,7 +285,7 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
     only_dave = tmp_path / "subs"
     only_dave.mkdir()
     shutil.copy(batch / "dave.ipynb", only_dave / "dave.ipynb")
-    full = grade.read_records(out)["dave.ipynb"]  # graded on every question by the batch
+    full = records.read_records(out)["dave.ipynb"]  # graded on every question by the batch
     assert set(full.questions) == set(questions)
 
     def grade_dave(**kw: object) -> dict[str, str]:
@@ -298,7 +298,7 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
     assert (row["total"], row["possible"], row["status"]) == ("0", f"{full.possible:g}", "graded")
     row = grade_dave()
     assert [row[q] for q in questions] == [f"{full.questions[q]:g}" for q in questions]
-    assert grade.read_records(out)["dave.ipynb"] == full
+    assert records.read_records(out)["dave.ipynb"] == full
     with pytest.raises(UsageError, match="q99"):
         grade.main(assignment=A, submissions=only_dave, out=out, course=course, only={"dave.ipynb": ["q99"]})
 
@@ -323,12 +323,12 @@ def test_a_new_out_folder_reuses_the_reference_store(
 
 def test_each_new_batch_draws_its_own_seed_and_a_resumed_one_keeps_it(batch: Path, tmp_path: Path) -> None:
     """Hidden inputs that leak once are worth nothing to the next batch; `--seed` reproduces one."""
-    from autograder import grade
+    from autograder import records
 
-    seeds = [grade.batch_seed(tmp_path / name, None) for name in ("a", "b")]
+    seeds = [records.batch_seed(tmp_path / name, None) for name in ("a", "b")]
     assert seeds[0] != seeds[1]
-    assert grade.batch_seed(tmp_path / "a", None) == seeds[0]  # resumed: the recorded seed
-    assert grade.batch_seed(tmp_path / "c", 5) == 5
+    assert records.batch_seed(tmp_path / "a", None) == seeds[0]  # resumed: the recorded seed
+    assert records.batch_seed(tmp_path / "c", 5) == 5
 
 
 def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_path: Path) -> None:

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import yaml
 
 from autograder import build, export_nbgrader
 from autograder.config import ROOT, load_course
 from autograder.grade import Grader
-from autograder.notebooks import master_questions
+from autograder.master_format import marked_cells, master_questions, split_test_config
 from autograder.probing import POINTS_GRID
 
 COURSE = load_course()
@@ -90,13 +89,11 @@ def test_otter_build_and_release_show_the_same_points(a_id: str, exported: Path)
     nb, hidden = build.load_sources(a)
     otter = build.autograder_master(a, nb, hidden, COURSE.grading.seed)
     hidden_points = {}
-    for cell in otter.cells:
-        m = re.search(r'""" # BEGIN TEST CONFIG\n(.*?)""" # END TEST CONFIG', cell.source, re.S)
-        if m and cell.cell_type == "code":
-            config = yaml.safe_load(m.group(1))
-            if config.get("hidden") and config["points"] > 0:
-                name = re.search(r"otter_check\(hidden, '([^']+)'", cell.source).group(1)
-                hidden_points[name.replace(".", "_", 1)] = config["points"]
+    for c in marked_cells(otter):
+        _, config = split_test_config(c.source) if c.cell_type == "code" else ("", {})
+        if config.get("hidden") and config["points"] > 0:
+            name = re.search(r"otter_check\(hidden, '([^']+)'", c.source).group(1)
+            hidden_points[name.replace(".", "_", 1)] = config["points"]
     source = nbformat.read(exported / "source" / a_id / a.notebook, as_version=4)
     nbgrader = {
         c.metadata.nbgrader.grade_id: c.metadata.nbgrader.points
@@ -104,12 +101,8 @@ def test_otter_build_and_release_show_the_same_points(a_id: str, exported: Path)
         if c.metadata.get("nbgrader", {}).get("grade") and c.metadata.nbgrader.points > 0
     }
     assert hidden_points == nbgrader
-    stated = {
-        c.source.split("name: ")[1].split("\n")[0]: c.source
-        for c in otter.cells
-        if "BEGIN QUESTION" in c.source
-    }
-    assert {q: yaml.safe_load(s.split("\n", 1)[1])["points"] for q, s in stated.items()} == a.points
+    # The copy otter assign reads states course.yml's points (the master states none).
+    assert {q.name: q.points for q in master_questions(otter)} == a.points
     for q, p in a.points.items():
         test = (ROOT / "assignments" / a_id / "tests" / f"{q}.py").read_text(encoding="utf-8")
         assert re.search(rf"^points = {p}$", test, re.M), f"assignments/{a_id}/tests/{q}.py"

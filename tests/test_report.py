@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from autograder.config import load_course
-from autograder.grade import Record
+from autograder.records import Record
 from autograder.report import (
     feedback_html,
     hidden_test_rates,

@@ -45,6 +45,13 @@ PROTECTED_MODULES = (
     # time, so a replaced one would speak for the sandbox.
     "autograder",
     "autograder.probing",
+    "autograder.probing._captured",
+    "autograder.probing.api",
+    "autograder.probing.compare",
+    "autograder.probing.helpers",
+    "autograder.probing.otter_bridge",
+    "autograder.probing.plain",
+    "autograder.probing.running",
     "autograder.execution",
     "autograder.notebooks",
     "autograder.sandbox",

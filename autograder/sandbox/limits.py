@@ -24,6 +24,14 @@ def sandbox_uid(slot: int, grader_pid: int | None = None) -> int:
     return SANDBOX_UID_BASE + (pid % 1_000_000) * SLOTS_PER_GRADER + slot % SLOTS_PER_GRADER
 
 
+def sandbox_user(slot: int) -> int | None:
+    """The user id the sandbox in ``slot`` runs as: one of its own when the grader runs as root
+    (never uid 0; the sandbox's private file view makes a root-only Python reachable to it);
+    ``None`` without root, where the sandbox keeps the grader's user id, in a user namespace
+    where the kernel allows one."""
+    return sandbox_uid(slot) if os.geteuid() == 0 else None
+
+
 @dataclass(frozen=True)
 class SandboxLimits:
     """Limits of one sandbox, resolved from ``course.yml`` and command-line flags."""

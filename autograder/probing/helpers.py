@@ -1,0 +1,204 @@
+"""Helpers for probe authors: for bodies (run beside the submission: source, exceptions, traces,
+jaxprs) and for judges (run in the grader on plain data: arrays, names, loops)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ._captured import _getsource, _isinstance, _type, _unwrap
+from .compare import describe_value
+from .plain import PlainArray
+from .running import SourceFunction
+
+# ---------------------------------------------------------------------------------------------
+# For probe bodies (run beside the submission).
+
+
+def source_of(fn: Any, _seen: set[int] | None = None) -> str:
+    """Source of ``fn`` and of the notebook functions it calls by global name, for judges that
+    look for forbidden APIs and loops. ``""`` where no source can be found."""
+    if _isinstance(fn, SourceFunction):
+        return fn.source
+    seen = _seen if _seen is not None else set()
+    fn = _unwrap(fn) if callable(fn) else fn
+    if not _isinstance(fn, types.FunctionType) or id(fn) in seen:
+        return ""
+    seen.add(id(fn))
+    try:
+        text = textwrap.dedent(_getsource(fn))
+    except (OSError, TypeError):
+        return ""
+    parts = [text]
+    code_names = set(fn.__code__.co_names) | set(fn.__code__.co_freevars)
+    for const in fn.__code__.co_consts:
+        if _isinstance(const, types.CodeType):
+            code_names |= set(const.co_names)
+    for name in sorted(code_names):
+        g = fn.__globals__.get(name)
+        if _isinstance(g, types.FunctionType) and g.__module__ == fn.__module__:
+            parts.append(source_of(g, seen))
+    return "\n".join(p for p in parts if p)
+
+
+def raised(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """Call ``fn``; the name of the exception it raised, or ``""`` if it returned."""
+    try:
+        fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001
+        return _type(e).__name__
+    return ""
+
+
+def raises(exc: type[BaseException], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+    """Whether ``fn(*args, **kwargs)`` raises ``exc`` (or a subclass)."""
+    try:
+        fn(*args, **kwargs)
+    except exc:
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+    return False
+
+
+class _TraceCounter:
+    """Counts JAX traces (``jit``/``pmap`` tracing a Python function) while active."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.active = False
+        self.installed = False
+
+    def install(self) -> None:
+        if not self.installed:
+            import jax.monitoring
+
+            jax.monitoring.register_event_duration_secs_listener(self._on_event)
+            self.installed = True
+
+    def _on_event(self, name: str, _duration: float, **_: Any) -> None:
+        if self.active and name == "/jax/core/compile/jaxpr_trace_duration":
+            self.count += 1
+
+
+_TRACES = _TraceCounter()
+
+
+def count_traces(thunk: Callable[[], Any]) -> int:
+    """Number of times JAX traced a Python function while ``thunk()`` ran (results blocked on).
+
+    Counts traces, not cache entries: ``_cache_size()`` counts executables, and NumPy and
+    ``jax.Array`` inputs of one shape land in different entries.
+    """
+    import jax
+
+    _TRACES.install()
+    before = _TRACES.count
+    _TRACES.active = True
+    try:
+        jax.block_until_ready(thunk())
+    finally:
+        _TRACES.active = False
+    return _TRACES.count - before
+
+
+def _equations(jaxpr: Any) -> Iterator[Any]:
+    """Every equation of ``jaxpr`` in order, each followed by those of its sub-jaxprs (loop and
+    cond bodies)."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for param in eqn.params.values():
+            for sub in param if _isinstance(param, (list, tuple)) else [param]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    yield from _equations(inner)
+
+
+def _traced(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
+    """The equations of ``fn`` traced on ``args`` (nothing is run), sub-jaxprs included."""
+    import jax
+
+    return _equations(jax.make_jaxpr(fn)(*args, **kwargs).jaxpr)
+
+
+def primitives(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> list[str]:
+    """Names of every primitive in ``fn``'s jaxpr, sub-jaxprs (loop and cond bodies) included."""
+    return [eqn.primitive.name for eqn in _traced(fn, *args, **kwargs)]
+
+
+def largest_intermediate(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
+    """Most elements of any value ``fn`` makes when traced on ``args`` (nothing is run), loop
+    bodies included: an HVP that builds an ``n x n`` Hessian shows ``n * n`` here."""
+    largest = 0
+    for eqn in _traced(fn, *args, **kwargs):
+        for var in eqn.outvars:
+            shape = getattr(getattr(var, "aval", None), "shape", ())
+            largest = max(largest, int(np.prod(shape, dtype=np.int64)) if shape else 1)
+    return largest
+
+
+# ---------------------------------------------------------------------------------------------
+# For judges (run in the grader, on plain data).
+
+
+def array(out: dict[str, Any], path: str) -> np.ndarray:
+    """The array output ``path`` of a decoded run; :class:`ValueError` if it is not an array."""
+    v = out.get(path)
+    if not _isinstance(v, PlainArray):
+        raise ValueError(f"`{path}` is {describe_value(v)}, not an array")
+    return v.value
+
+
+def names_used(source: str) -> set[str]:
+    """Dotted names read in ``source`` (``jnp.outer``, ``jax.jacfwd``, ``outer``, ``einsum``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if _isinstance(node, ast.Attribute):
+            parts = [node.attr]
+            base: ast.AST = node.value
+            while _isinstance(base, ast.Attribute):
+                parts.append(base.attr)
+                base = base.value
+            if _isinstance(base, ast.Name):
+                parts.append(base.id)
+            found.add(".".join(reversed(parts)))
+            found.add(node.attr)
+        elif _isinstance(node, ast.Name):
+            found.add(node.id)
+        elif _isinstance(node, ast.alias):
+            found.add(node.name.split(".")[-1])
+            found.add(node.name)
+    return found
+
+
+def forbidden_names(source: str, names: set[str] | list[str]) -> list[str]:
+    """Which of ``names`` (bare like ``einsum`` or dotted like ``jax.jacfwd``) ``source`` uses."""
+    used = names_used(source)
+    return sorted(n for n in names if n in used)
+
+
+def python_loops(source: str) -> list[str]:
+    """The Python loops in ``source``: ``for``/``while`` statements and comprehensions."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    kinds = {
+        ast.For: "a for loop",
+        ast.AsyncFor: "a for loop",
+        ast.While: "a while loop",
+        ast.ListComp: "a list comprehension",
+        ast.SetComp: "a set comprehension",
+        ast.DictComp: "a dict comprehension",
+        ast.GeneratorExp: "a generator expression",
+    }
+    return [kinds[_type(n)] for n in ast.walk(tree) if _type(n) in kinds]

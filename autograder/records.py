@@ -1,0 +1,177 @@
+"""The record of a graded submission and the files made from it: ``results/<key>.json``, the
+gradebook, the batch's seed, and how a resumed batch reads them back.
+
+Every writer here is atomic (readers see the old file or the new one), so a batch killed at any
+moment resumes to exactly one row per submission. Nothing here runs student code or JAX.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import secrets
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:
+    from .submissions import Submission
+
+Status = Literal["graded", "invalid", "timeout", "memory", "crashed", "tampered", "error"]
+"""How grading of one submission ended: ``graded`` (every chosen question judged), ``invalid``
+(not a notebook we can read), ``timeout``/``memory``/``crashed`` (the notebook stopped before
+or while its questions were judged), ``tampered`` (it changed what grading relies on), ``error``
+(the grader's own failure, never the student's)."""
+
+STATUSES: tuple[Status, ...] = get_args(Status)
+
+
+@dataclass(frozen=True)
+class Record:
+    """Everything known about one graded submission; what ``results/<key>.json`` holds."""
+
+    submission: str
+    key: str
+    fingerprint: str
+    status: Status
+    message: str
+    questions: dict[str, float]
+    possible: float
+    tests: list[dict[str, Any]]
+    notes: list[str]
+    seed: int | None = None
+    """the batch's seed, from which every hidden input of this row was drawn"""
+
+    @property
+    def total(self) -> float:
+        return round(sum(self.questions.values()), 6)
+
+    def to_results(self) -> dict[str, Any]:
+        """Gradescope's results.json, with our own fields under ``extra_data``."""
+        return {
+            "score": self.total,
+            "output": self.message,
+            "tests": self.tests,
+            "extra_data": {
+                "submission": self.submission,
+                "key": self.key,
+                "status": self.status,
+                "questions": self.questions,
+                "possible": self.possible,
+                "fingerprint": self.fingerprint,
+                "notes": self.notes,
+                "seed": self.seed,
+            },
+        }
+
+    @classmethod
+    def from_results(cls, data: dict[str, Any]) -> Record:
+        x = data["extra_data"]
+        return cls(
+            x["submission"],
+            x["key"],
+            x["fingerprint"],
+            x["status"],
+            data["output"],
+            {q: float(v) for q, v in x["questions"].items()},
+            float(x["possible"]),
+            data["tests"],
+            list(x.get("notes", [])),
+            x.get("seed"),
+        )
+
+
+def _process_umask() -> int:
+    mask = os.umask(0o022)  # reading it means setting it: done once, at import, before any thread
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _process_umask()
+
+
+def atomic_write(path: Path, text: str, *, private: bool = False) -> None:
+    """Write ``text`` so that readers see the old file or the new one, never half of one.
+
+    The file gets the mode an ordinary new file would (0666 less the umask: TAs and a web
+    server in the group can read the gradebook and the pages), or 0600 when ``private``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+    os.fchmod(fd, 0o600 if private else 0o666 & ~_UMASK)  # mkstemp makes it 0600
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def format_points(x: float) -> str:
+    """Points as the gradebook writes them (``12``, ``0.5``)."""
+    return f"{x:g}"
+
+
+def csv_text(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting with ``= + - @`` (or a tab or
+    carriage return) would be read as a formula, and a submission's name is the student's."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["submission", *questions, "total", "possible", "status", "message"])
+    for r in records:
+        w.writerow(
+            [
+                csv_text(r.submission),
+                *(format_points(r.questions[q]) if q in r.questions else "" for q in questions),
+                format_points(r.total),
+                format_points(r.possible),
+                r.status,
+                csv_text(r.message),
+            ]
+        )
+    atomic_write(path, buf.getvalue())
+
+
+def read_records(out: Path) -> dict[str, Record]:
+    """Every record under ``out/results``, by submission name."""
+    records = [
+        Record.from_results(json.loads(f.read_text(encoding="utf-8")))
+        for f in (out / "results").glob("*.json")
+    ]
+    return {r.submission: r for r in records}
+
+
+def read_record(out: Path, sub: Submission, questions: list[str], seed: int) -> Record | None:
+    """The record a previous run wrote for ``sub``, if it graded the same bytes on the same
+    ``questions`` with the same ``seed``; ``None`` (grade it again) otherwise, a damaged file
+    included."""
+    path = out / "results" / f"{sub.key}.json"
+    try:
+        record = Record.from_results(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    same = (record.fingerprint, record.submission, set(record.questions), record.seed) == (
+        sub.fingerprint,
+        sub.name,
+        set(questions),
+        seed,
+    )
+    return record if same else None
+
+
+def batch_seed(out: Path, seed: int | None) -> int:
+    """The seed of the batch in ``out``: ``seed`` if given, else the one ``out/batch.json``
+    recorded, else a fresh random one; recorded there either way."""
+    path = out / "batch.json"
+    if seed is None:
+        try:
+            seed = int(json.loads(path.read_text(encoding="utf-8"))["seed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            seed = secrets.randbits(63)
+    atomic_write(path, json.dumps({"seed": seed}) + "\n")
+    return seed
