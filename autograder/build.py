@@ -16,7 +16,6 @@ nothing shipped is built from it.
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import io
 import logging
@@ -33,7 +32,7 @@ from .config import ROOT, Assignment, Course, load_course
 from .execution import load_probes
 from .gradescope import RUN_AUTOGRADER, SETUP_SH
 from .handout import add_setup_cell, write_handout
-from .master_format import config_cell, marked_cells, master_config, master_questions
+from .master_format import config_cell, marked_cells, master_config, master_questions, with_points
 from .notebooks import NotebookError, executable_source, read_notebook
 from .probing import ProbeSet
 
@@ -66,14 +65,25 @@ def check_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet) -> 
     questions = {q.name: q for q in master_questions(nb)}
     if list(questions) != list(a.questions):
         raise BuildError(f"{rel}: questions {list(questions)} differ from course.yml's {list(a.questions)}")
-    for q, fns in a.questions.items():
-        missing = [f for f in fns if f not in questions[q].functions]
+    for q, spec in a.questions.items():
+        missing = [f for f in spec.functions if f not in questions[q].functions]
         if missing:
             raise BuildError(f"{rel}: {q}'s solution cell does not define {', '.join(missing)}")
-        if questions[q].points <= 0:
-            raise BuildError(f"{rel}: {q} has no points")
-        if not [p for p in hidden.for_question(q) if not p.gate]:
+        if questions[q].points is not None:
+            raise BuildError(
+                f"{rel}: {q}'s BEGIN QUESTION cell states points: {questions[q].points:g}; a question's "
+                f"points are stated in course.yml only ({spec.points} there): remove the line"
+            )
+        scoring = [p for p in hidden.for_question(q) if not p.gate]
+        if not scoring:
             raise BuildError(f"{a.probes_file.relative_to(ROOT)}: {q} has no scoring probe")
+        shares = hidden.points(q, spec.points)
+        worthless = [p.id for p in scoring if shares[p.id] == 0]
+        if worthless:
+            raise BuildError(
+                f"{a.probes_file.relative_to(ROOT)}: {worthless[0]} gets 0 of {q}'s {spec.points} points "
+                "(tests get quarter points): give it more weight, or the question more points in course.yml"
+            )
     unknown = sorted(set(hidden.questions()) - set(questions))
     if unknown:
         raise BuildError(f"{a.probes_file.relative_to(ROOT)}: probes for unknown question {unknown[0]}")
@@ -98,7 +108,7 @@ def autograder_master(
     """The master of otter's in-kernel autograder: a hidden test cell per probe and the support
     files in its config. Not built any more; kept so that other exports can be compared with
     the points it gave each probe."""
-    out = copy.deepcopy(nb)
+    out = with_points(nb, a.points)
     cells = []
     for c in marked_cells(out):
         if c.kind == "config":
@@ -111,18 +121,19 @@ def autograder_master(
             cells.append(config_cell(config))
             continue
         if c.kind == "end" and c.block == "TESTS" and c.question:
-            shares = hidden.points(c.question, c.points or 0.0)
+            shares = hidden.points(c.question, a.points[c.question])
             cells += [hidden_test_cell(p.id, shares[p.id], seed) for p in hidden.for_question(c.question)]
         cells.append(c.cell)
     out.cells = cells
     return out
 
 
-def release_master(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The master as otter assign gets it: only the student release and the solved notebook
-    are taken from its output, so it carries no hidden test and no support file (its
+def release_master(a: Assignment, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The master as otter assign gets it: course.yml's points in its questions
+    (:func:`~autograder.master_format.with_points`); only the student release and the solved
+    notebook are taken from its output, so it carries no hidden test and no support file (its
     ``requirements`` is a path relative to ``solutions/<id>/``: pointed at a copy beside it)."""
-    out = copy.deepcopy(nb)
+    out = with_points(nb, a.points)
     for c in marked_cells(nb):
         if c.kind == "config":
             config = {**c.config, "requirements": "requirements.txt", "run_tests": False}
@@ -191,7 +202,7 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
         work = Path(tmp)
         shutil.copy(ROOT / "requirements" / "autograder.txt", work / "requirements.txt")
         master = work / a.notebook
-        write_notebook(release_master(nb), master)
+        write_notebook(release_master(a, nb), master)
         _otter_assign(master, work / "dist")
 
         release = release_root / a.id

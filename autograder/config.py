@@ -73,6 +73,30 @@ class Devices(_Model):
     ] = 1
 
 
+class Question(_Model):
+    """One question: its points and the functions students write for it."""
+
+    points: Annotated[
+        int,
+        Field(
+            ge=1,
+            description="the question's points, a whole number: an assignment's add up to grading.points; "
+            "they are split over the question's hidden tests in quarter points",
+        ),
+    ]
+    functions: Annotated[
+        list[str], Field(min_length=1, description="the Python functions it asks for (the syllabus's names)")
+    ]
+
+    @field_validator("functions")
+    @classmethod
+    def _function_names(cls, v: list[str]) -> list[str]:
+        bad = [f for f in v if not re.fullmatch(r"[A-Za-z_]\w*", f)]
+        if bad:
+            raise ValueError(f"{bad[0]!r} is not a Python function name")
+        return v
+
+
 class Assignment(_Model):
     """One graded assignment."""
 
@@ -90,8 +114,8 @@ class Assignment(_Model):
     due: Annotated[dt.date, Field(description="due date, YYYY-MM-DD")]
     devices: Annotated[Devices, Field(description="device needs")] = Devices()
     questions: Annotated[
-        dict[str, list[str]],
-        Field(description="question -> the functions students write for it (the syllabus's names)"),
+        dict[str, Question],
+        Field(min_length=1, description="question name (q1, q2, ...) -> its points and functions"),
     ]
     limits: Annotated[LimitOverrides, Field(description="changes to the course's grading limits")] = (
         LimitOverrides()
@@ -99,13 +123,16 @@ class Assignment(_Model):
 
     @field_validator("questions")
     @classmethod
-    def _question_names(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
-        for q, fns in v.items():
+    def _question_names(cls, v: dict[str, Question]) -> dict[str, Question]:
+        for q in v:
             if not re.fullmatch(r"q\d+", q):
                 raise ValueError(f"question names look like q1, q2, ...; got {q!r}")
-            if not fns or not all(re.fullmatch(r"[A-Za-z_]\w*", f) for f in fns):
-                raise ValueError(f"{q} must list the Python function names it asks for")
         return v
+
+    @property
+    def points(self) -> dict[str, int]:
+        """Each question's points, from course.yml (the one place they are stated)."""
+        return {q: spec.points for q, spec in self.questions.items()}
 
     @property
     def master(self) -> Path:
@@ -124,13 +151,16 @@ class Assignment(_Model):
         return ROOT / "tests" / "mutants" / self.id
 
     def function_question(self) -> dict[str, str]:
-        return {f: q for q, fns in self.questions.items() for f in fns}
+        return {f: q for q, spec in self.questions.items() for f in spec.functions}
 
 
 class Grading(_Model):
     """How submissions are graded."""
 
     seed: Annotated[int, Field(ge=0, description="seed of every hidden test's inputs")]
+    points: Annotated[
+        int, Field(ge=1, description="what every assignment's question points add up to, e.g. 100")
+    ]
     matmul_precision: Annotated[
         Literal["highest", "high", "default"],
         Field(description="jax_default_matmul_precision for student and reference runs"),
@@ -197,6 +227,13 @@ def load_course(path: Path = COURSE_FILE, *, check_files: bool = True) -> Course
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise ConfigError(f"{name}: assignments: id {dupes[0]!r} appears twice")
+    for i, a in enumerate(course.assignments):
+        total = sum(a.points.values())
+        if total != course.grading.points:
+            raise ConfigError(
+                f"{name}: assignments[{i}].questions: {a.id}'s points add up to {total}, "
+                f"not grading.points ({course.grading.points})"
+            )
     if check_files:
         for i, a in enumerate(course.assignments):
             for what, p in (("notebook", a.master), ("notebook", a.probes_file)):

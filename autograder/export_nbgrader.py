@@ -10,10 +10,11 @@ notebook, ``OUT/source/<id>/<notebook>``:
 - each public test cell: an autograded test cell worth 0 points (the student's *Validate*
   button reports it, as ``grader.check`` does under otter);
 - after a question's public tests, one autograded test cell per scoring probe of
-  ``probes.py``, worth that probe's share of the question's points (:meth:`ProbeSet.points`,
-  the same numbers as the otter autograder), its body inside a ``### BEGIN HIDDEN TESTS``
-  region. Gates get no cell: :func:`autograder.probing.otter_check` fails every scoring probe of
-  a question whose gate fails, so the question scores 0, as in our grader.
+  ``probes.py``, worth that probe's share of the question's points in course.yml
+  (:meth:`ProbeSet.points`: quarter points, the same numbers as the otter autograder), its
+  body inside a ``### BEGIN HIDDEN TESTS`` region. Gates get no cell:
+  :func:`autograder.probing.otter_check` fails every scoring probe of a question whose gate
+  fails, so the question scores 0, as in our grader.
 
 The hidden cells import their support files (the probes, :mod:`autograder.probing` and the
 reference solution) from ``OUT/autograder_support/<id>/``, which they find by walking up from
@@ -148,7 +149,7 @@ def hidden_test_source(a: Assignment, probe_id: str, function: str, points: floa
     """The source of one hidden test cell: a comment the student sees, then the hidden region
     that finds the support folder and runs the probe on the notebook's globals."""
     question = probe_id.split(".", 1)[0]
-    shown = f"{points:.6f}".rstrip("0").rstrip(".")
+    shown = f"{points:g}"
     return (
         f"# Hidden test of {question} (`{function}`, {shown} points): it runs when the "
         f"notebook is graded.\n"
@@ -191,7 +192,7 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
         if marked.kind == "begin" and block == "QUESTION":
             section = str(question)
         elif marked.kind == "end" and block == "QUESTION":
-            shares = hidden.points(str(question), marked.points or 0.0)
+            shares = hidden.points(str(question), a.points[str(question)])
             for p in hidden.for_question(str(question)):
                 if p.gate:
                     continue

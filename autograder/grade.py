@@ -22,7 +22,7 @@ from typing import Any
 
 from .config import ROOT, Assignment, Course, load_course
 from .judge import Scoring, judge, record
-from .master_format import master_questions, stub_source
+from .master_format import stub_source
 from .notebooks import code_cells, read_notebook
 from .probing import (
     ProbeSet,
@@ -67,7 +67,7 @@ class Grader:
 
         self.course, self.assignment, self.out, self.device = course, assignment, out, device
         self.master = read_notebook(assignment.master)
-        self.questions = {q.name: q.points for q in master_questions(self.master)}
+        self.questions = {q: float(points) for q, points in assignment.points.items()}
         self.probes: ProbeSet = load_probes(assignment.probes_file)
         self.probes_source = assignment.probes_file.read_text(encoding="utf-8")
         self.points = {
@@ -170,7 +170,12 @@ class Grader:
 
     def source_results(self, cells: Sequence[str], questions: Collection[str]) -> dict[str, dict[str, Any]]:
         """Outcomes of the source probes of ``questions``, run here on the cells' text."""
-        functions = [f for q in questions for f in self.assignment.questions.get(q, [])]
+        functions = [
+            f
+            for q in questions
+            if q in self.assignment.questions
+            for f in self.assignment.questions[q].functions
+        ]
         ns = source_namespace(cells, functions)
         return {
             p.id: decode_run(run_probe(p, ns, probe_seed(self.seed, p.id)))

@@ -2,9 +2,10 @@
 
 A master (``solutions/<id>/<topic>.ipynb``, see docs/authoring.md) marks its structure in two ways:
 
-- raw marker cells: ``# ASSIGNMENT CONFIG`` (YAML below it), ``# BEGIN QUESTION`` (YAML: ``name``,
-  ``points``) / ``# END QUESTION``, and ``# BEGIN SOLUTION``, ``# BEGIN TESTS``, ``# BEGIN PROMPT``
-  with their ``# END`` cells;
+- raw marker cells: ``# ASSIGNMENT CONFIG`` (YAML below it), ``# BEGIN QUESTION`` (YAML: ``name``;
+  otter's ``points`` too, which this course's masters leave out: course.yml states them and
+  build writes them into the copy otter assign reads, :func:`with_points`) / ``# END QUESTION``,
+  and ``# BEGIN SOLUTION``, ``# BEGIN TESTS``, ``# BEGIN PROMPT`` with their ``# END`` cells;
 - comments inside code cells: ``# BEGIN SOLUTION`` / ``# END SOLUTION`` lines around what the
   stub replaces with ``...``, a line ending in ``# SOLUTION``, and a test cell's
   ``\"\"\" # BEGIN TEST CONFIG`` block.
@@ -16,6 +17,7 @@ the functions below, and nothing else parses these markers.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -60,7 +62,9 @@ class MarkedCell:
     question: str | None
     """the name of the question it belongs to, its own markers included"""
     points: float | None
-    """that question's points"""
+    """the ``points:`` its question's ``# BEGIN QUESTION`` cell states, ``None`` when it states
+    none (as in every master of this course: a question's points are course.yml's,
+    ``Assignment.points``, and build refuses a master that states any)"""
     config: Mapping[str, Any] = field(default_factory=dict)
     """the YAML of a config or ``# BEGIN QUESTION`` cell"""
 
@@ -98,7 +102,8 @@ def marked_cells(nb: nbformat.NotebookNode) -> Iterator[MarkedCell]:
             begin, kind = m.group(1).upper() == "BEGIN", m.group(2).upper()
             if kind == "QUESTION" and begin:
                 config = _yaml_below(text)
-                question, points = str(config.get("name")), float(config.get("points", 0))
+                question = str(config.get("name"))
+                points = None if config.get("points") is None else float(config["points"])
                 yield MarkedCell(i, cell, "begin", kind, question, points, config)
             elif kind == "QUESTION":
                 yield MarkedCell(i, cell, "end", kind, question, points)
@@ -113,6 +118,23 @@ def master_config(nb: nbformat.NotebookNode) -> dict[str, Any]:
     return next((dict(c.config) for c in marked_cells(nb) if c.kind == "config"), {})
 
 
+def with_points(nb: nbformat.NotebookNode, points: Mapping[str, float]) -> nbformat.NotebookNode:
+    """A copy of the master ``nb`` whose ``# BEGIN QUESTION`` cells state ``points[question]``
+    (course.yml's), as otter assign expects."""
+    out = copy.deepcopy(nb)
+    for c in marked_cells(nb):
+        if c.kind == "begin" and c.block == "QUESTION" and c.question is not None:
+            out.cells[c.index] = question_cell({**c.config, "points": points[c.question]})
+    return out
+
+
+def question_cell(config: Mapping[str, Any]) -> nbformat.NotebookNode:
+    """A ``# BEGIN QUESTION`` raw cell holding ``config``."""
+    import nbformat
+
+    return nbformat.v4.new_raw_cell("# BEGIN QUESTION\n" + yaml.safe_dump(dict(config), sort_keys=False))
+
+
 def config_cell(config: Mapping[str, Any]) -> nbformat.NotebookNode:
     """A ``# ASSIGNMENT CONFIG`` raw cell holding ``config``."""
     import nbformat
@@ -125,20 +147,23 @@ class Question:
     """A question of an otter-assign master notebook."""
 
     name: str
-    points: float
+    points: float | None
+    """what its ``# BEGIN QUESTION`` cell states (:attr:`MarkedCell.points`): ``None`` in this
+    course's masters, whose points are course.yml's"""
     functions: tuple[str, ...]
     """the top-level functions its solution cells define"""
 
 
 def master_questions(nb: nbformat.NotebookNode) -> list[Question]:
-    """The questions of a master, with points and the functions their solution cells define."""
+    """The questions of a master, with the points they state and the functions their solution
+    cells define."""
     questions: list[Question] = []
     functions: list[str] = []
     for c in marked_cells(nb):
         if c.kind == "begin" and c.block == "QUESTION":
             functions = []
         elif c.kind == "end" and c.block == "QUESTION" and c.question is not None:
-            questions.append(Question(c.question, c.points or 0.0, tuple(functions)))
+            questions.append(Question(c.question, c.points, tuple(functions)))
         elif c.kind == "content" and c.block == "SOLUTION" and c.question and c.cell_type == "code":
             functions += sorted(defined_names(c.source) - set(functions))
     return questions

@@ -61,7 +61,8 @@ def points(x: float) -> str:
 
 
 def _lost(score: float, top: float) -> bool:
-    """Whether ``score`` is short of ``top`` (points are split and rounded to 6 decimals)."""
+    """Whether ``score`` is short of ``top`` (with a margin for results written before points
+    were split in quarter points, when they were rounded to 6 decimals)."""
     return score < top - 1e-5
 
 

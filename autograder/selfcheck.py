@@ -19,7 +19,7 @@ import nbformat
 
 from .config import load_course
 from .execution import load_probes, run_cells
-from .master_format import master_questions, stub_source
+from .master_format import stub_source
 from .notebooks import code_cells, insert_after_definition
 from .probing import Probe, ProbeSet, decode_run, judge_probe, probe_seed, run_probe, score_question
 
@@ -31,13 +31,14 @@ def score(probes: list[Probe], env: dict[str, Any], ref: dict[str, Any], seed: i
 
 
 def question_scores(
-    hidden: ProbeSet, questions: dict[str, Any], problems: dict[str, str | None]
+    hidden: ProbeSet, questions: dict[str, float], problems: dict[str, str | None]
 ) -> dict[str, tuple[float, list[str]]]:
+    """``{question: (earned, messages)}`` of ``questions`` (name -> points)."""
     out = {}
-    for q, question in questions.items():
+    for q, points in questions.items():
         probes = [p for p in hidden.for_question(q) if p.id in problems]
         if probes:
-            out[q] = score_question(probes, hidden.points(q, question.points), problems)
+            out[q] = score_question(probes, hidden.points(q, points), problems)
     return out
 
 
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     nb = nbformat.read(a.master, as_version=4)
     probes = load_probes(a.probes_file)
     seed = course.grading.seed
-    questions = {q.name: q for q in master_questions(nb)}
+    questions = a.points
     cells = code_cells(nb)
     ok = True
 
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         q = path.name.split("_", 1)[0]
         if args.question and q != args.question:
             continue
-        fns = a.questions.get(q)
+        fns = a.questions[q].functions if q in a.questions else None
         if not fns:
             print(f"{path.name}: {q} is not a question of {a.id}")
             ok = False
@@ -103,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             ok = False
             continue
         earned, failed = question_scores(probes, {q: questions[q]}, results)[q]
-        status = "caught" if earned < questions[q].points else "NOT CAUGHT"
-        ok &= earned < questions[q].points
-        print(f"{path.name:40s} {status} ({earned:g}/{questions[q].points:g}): {failed[0] if failed else ''}")
+        status = "caught" if earned < questions[q] else "NOT CAUGHT"
+        ok &= earned < questions[q]
+        print(f"{path.name:40s} {status} ({earned:g}/{questions[q]:g}): {failed[0] if failed else ''}")
     print("selfcheck", "passed" if ok else "FAILED")
     return 0 if ok else 1
 

@@ -287,7 +287,7 @@ def validate_assignment(
             name = f"mutant-{path.stem}.ipynb"
             source = path.read_text()
             lean = graded_cells(reference, functions, extra=source)
-            nbformat.write(mutant_notebook(lean, a.questions[q], source), subs / name)
+            nbformat.write(mutant_notebook(lean, a.questions[q].functions, source), subs / name)
             mutants[name] = q
         out = tmp_path / "out"
         status = grade.main(

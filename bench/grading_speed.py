@@ -66,7 +66,9 @@ def make_set(tmp: Path, per_assignment: int) -> dict[str, Path]:
         step = max(1, len(mutants) // per_assignment)
         for path in mutants[::step][:per_assignment]:
             q = path.name.split("_", 1)[0]
-            nbformat.write(mutant_notebook(ref, a.questions[q], path.read_text()), d / f"{path.stem}.ipynb")
+            nbformat.write(
+                mutant_notebook(ref, a.questions[q].functions, path.read_text()), d / f"{path.stem}.ipynb"
+            )
         folders[a.id] = d
     return folders
 

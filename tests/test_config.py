@@ -76,9 +76,41 @@ def test_duplicate_assignment_id(tmp_path: Path) -> None:
 
 def test_bad_question_name(tmp_path: Path) -> None:
     def change(d: dict) -> None:
-        d["assignments"][0]["questions"]["question1"] = ["f"]
+        d["assignments"][0]["questions"]["question1"] = {"points": 1, "functions": ["f"]}
 
     assert "question names look like q1" in broken(tmp_path, change)
+
+
+def test_every_assignment_totals_the_course_points() -> None:
+    course = load_course()
+    assert course.grading.points == 100
+    for a in course.assignments:
+        assert sum(a.points.values()) == course.grading.points, a.id
+        assert all(isinstance(p, int) and p > 0 for p in a.points.values()), a.id
+
+
+def test_points_that_do_not_add_up_are_named(tmp_path: Path) -> None:
+    def change(d: dict) -> None:
+        d["assignments"][1]["questions"]["q3"]["points"] += 2
+
+    assert broken(tmp_path, change).endswith(
+        "course.yml: assignments[1].questions: 02-prng's points add up to 102, not grading.points (100)"
+    )
+
+
+def test_points_are_whole_numbers(tmp_path: Path) -> None:
+    def change(d: dict) -> None:
+        d["assignments"][0]["questions"]["q2"]["points"] = 7.5
+
+    message = broken(tmp_path, change)
+    assert "assignments[0].questions.q2.points" in message and "integer" in message and "7.5" in message
+
+
+def test_a_question_without_points_is_named(tmp_path: Path) -> None:
+    def change(d: dict) -> None:
+        d["assignments"][0]["questions"]["q2"] = ["outer"]
+
+    assert "assignments[0].questions.q2" in broken(tmp_path, change)
 
 
 def test_missing_master_is_named(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 One nbgrader course holds every assignment that has a master. Two students submit each:
 `reference` (the release with the master's solutions typed in) must score full marks, `stub` (the
-untouched release) 0, and the points per question must be the master's and the otter build's.
+untouched release) 0, and the points per question must be course.yml's and the otter build's.
 The student release must hold no hidden test and no solution.
 """
 
@@ -127,6 +127,8 @@ class Exported:
     """nbgrader's points, by grade id"""
     scores: dict[str, dict[str, float]]
     """nbgrader's scores: ``{student: {grade id: score}}``"""
+    max_score: float
+    """the notebook's max score in nbgrader's gradebook (its own sum of the cells' points)"""
 
 
 @pytest.fixture(scope="module")
@@ -173,12 +175,14 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Exported]:
 
     scores: dict[str, dict[str, dict[str, float]]] = collections.defaultdict(dict)
     points: dict[str, dict[str, float]] = {}
+    max_score: dict[str, float] = {}
     for student, folder in folders.items():
         with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
             for a in READY:
                 grades = [g for nb in gb.find_submission(a, student).notebooks for g in nb.grades]
                 scores[a][student] = {g.name: g.score for g in grades}
                 points[a] = {g.name: g.max_score for g in grades}
+                max_score[a] = sum(nb.max_score for nb in gb.find_submission(a, student).notebooks)
     out = {}
     for a in map(COURSE.assignment, READY):
         support = root / export_nbgrader.SUPPORT_DIR / a.id
@@ -190,6 +194,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Exported]:
             otter=otter_points(a.id, masters[a.id], support / "hidden_probes.py"),
             points=points[a.id],
             scores=scores[a.id],
+            max_score=max_score[a.id],
         )
     return out
 
@@ -207,17 +212,18 @@ ALL = [assignment_param(a.id) for a in COURSE.assignments]
 
 
 @pytest.mark.parametrize("a_id", ALL)
-def test_points_match_master_course_and_otter(a_id: str, course: dict[str, Exported]) -> None:
+def test_points_match_course_and_otter(a_id: str, course: dict[str, Exported]) -> None:
     e = course[a_id]
-    master = {q.name: q.points for q in master_questions(e.master)}
-    assert list(master) == list(COURSE.assignment(a_id).questions)
+    stated = COURSE.assignment(a_id).points
+    assert [q.name for q in master_questions(e.master)] == list(stated)
     scoring = {name: p for name, p in e.points.items() if p > 0}
     per_question: dict[str, float] = collections.defaultdict(float)
     for name, p in scoring.items():
         per_question[name.split("_", 1)[0]] += p
-    assert list(per_question) == list(master)
-    for q, p in master.items():
-        assert per_question[q] == pytest.approx(p, abs=1e-9), q
+    # Exactly course.yml's: quarter points add up with no float noise, in nbgrader's gradebook too.
+    assert per_question == stated
+    assert sum(e.points.values()) == e.max_score == COURSE.grading.points
+    assert all(len(repr(float(p)).partition(".")[2]) <= 2 for p in e.points.values()), e.points
     # One graded cell per scoring probe, worth exactly the points of the otter build's hidden test.
     assert scoring == e.otter
 

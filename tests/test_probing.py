@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from autograder.probing import (
+    POINTS_GRID,
     PlainArray,
     ProbeError,
     ProbeSet,
@@ -26,6 +27,7 @@ from autograder.probing import (
     run_probe,
     score_question,
     source_of,
+    split_points,
 )
 
 
@@ -142,7 +144,7 @@ def _env(source: str) -> dict:
 REF = _env("def double(x):\n    return 2 * x\n")
 
 
-def test_points_split_by_weight_and_never_exceed_the_total() -> None:
+def test_points_split_by_weight_and_add_up_exactly() -> None:
     hidden = _probeset()
     assert hidden.points("q1", 3) == {"q1.doubles": 1.0, "q1.no_loops": 0.0, "q1.doubles_zero": 2.0}
     thirds = ProbeSet("t")
@@ -150,8 +152,33 @@ def test_points_split_by_weight_and_never_exceed_the_total() -> None:
         body = lambda sub, rng: {}  # noqa: E731
         body.__name__ = name
         thirds.probe("q1", "f")(body)
-    split = thirds.points("q1", 2)
-    assert sum(split.values()) <= 2 and round(sum(split.values()), 6) == 2
+    assert thirds.points("q1", 2) == {"q1.a": 0.75, "q1.b": 0.75, "q1.c": 0.5}
+
+
+def test_split_points_is_exact_on_the_grid_and_deterministic() -> None:
+    rng = np.random.default_rng(0)
+    cases = [(t, [1.0] * n) for t in range(1, 41) for n in range(1, 13)]
+    for _ in range(500):
+        weights = [float(w) for w in rng.choice([0.5, 1, 1.5, 2, 3], rng.integers(1, 10))]
+        cases.append((int(rng.integers(1, 101)), weights))
+    for total, weights in cases:
+        parts = split_points(total, weights)
+        assert parts == split_points(total, list(weights)), (total, weights)
+        assert len(parts) == len(weights)
+        # on the grid, so every sum is exact in floating point, in any order
+        assert all((x * POINTS_GRID).is_integer() and x >= 0 for x in parts), (total, weights, parts)
+        assert all(len(repr(x).partition(".")[2]) <= 2 for x in parts), parts
+        assert sum(parts) == total and sum(reversed(parts)) == total, (total, weights, parts)
+        # each part within one grid step of its exact share
+        exact = [total * w / sum(weights) for w in weights]
+        assert all(abs(x - e) < 1 / POINTS_GRID for x, e in zip(parts, exact, strict=True)), (total, weights)
+    assert split_points(8, [1, 1, 1]) == [2.75, 2.75, 2.5]  # ties: the earlier part first
+    assert split_points(16, [2, 1]) == [10.75, 5.25]
+    with pytest.raises(ValueError, match="not a multiple of 1/4"):
+        split_points(2.1, [1, 1])
+    assert split_points(2, [1, 0]) == [2.0, 0.0]
+    with pytest.raises(ValueError, match="non-negative and not all 0"):
+        split_points(2, [1, -1])
 
 
 def test_a_failed_gate_zeroes_the_question_and_comes_first() -> None:

@@ -34,7 +34,8 @@ def _test(q: str, name: str, share: float, ok: bool, output: str | None = None) 
 
 
 def _record(name: str, q1: tuple[bool, bool, bool], q2: bool, status: str = "graded") -> Record:
-    shares = (0.666667, 0.666667, 0.666666)  # ProbeSet.points's split of 2 points over 3 tests
+    # Off the quarter-point grid that ProbeSet.points uses: pages still show two decimals at most.
+    shares = (0.666667, 0.666667, 0.666666)
     tests = [_test("q1", f"t{i}", share, ok) for i, (share, ok) in enumerate(zip(shares, q1, strict=True))]
     tests.append(_test("q2", "only", 1.0, q2))
     questions = {

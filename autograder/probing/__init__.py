@@ -28,7 +28,7 @@ NumPy at module level: it is copied verbatim beside otter and nbgrader hidden te
 in sandboxes before student code runs.
 """
 
-from .api import Probe, ProbeSet, probe_rng, probe_seed, score_question
+from .api import POINTS_GRID, Probe, ProbeSet, probe_rng, probe_seed, score_question, split_points
 from .compare import (
     MAX_MESSAGE,
     TOLERANCES,
@@ -65,6 +65,7 @@ from .running import (
 
 __all__ = [
     "MAX_MESSAGE",
+    "POINTS_GRID",
     "TOLERANCES",
     "Namespace",
     "PlainArray",
@@ -101,5 +102,6 @@ __all__ = [
     "score_question",
     "shorten",
     "source_of",
+    "split_points",
     "unusable_outputs",
 ]

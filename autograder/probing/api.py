@@ -7,6 +7,7 @@ import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -97,22 +98,39 @@ class ProbeSet:
         raise KeyError(probe_id)
 
     def points(self, question: str, question_points: float) -> dict[str, float]:
-        """Split ``question_points`` over the question's scoring (non-gate) probes by weight;
-        gates get 0. Shares are rounded to 6 decimals and never add up to more than the total
-        (otter rejects a question whose test points exceed it)."""
+        """Split ``question_points`` over the question's scoring (non-gate) probes by weight
+        (:func:`split_points`); gates get 0."""
         probes = self.for_question(question)
         scoring = [p for p in probes if not p.gate]
-        total = sum(p.weight for p in scoring)
         shares = {p.id: 0.0 for p in probes}
-        if not scoring or total == 0:
-            return shares
-        for p in scoring[:-1]:
-            shares[p.id] = round(question_points * p.weight / total, 6)
-        last = scoring[-1].id
-        shares[last] = round(question_points - sum(shares[p.id] for p in scoring[:-1]), 6)
-        while sum(shares[p.id] for p in scoring) > question_points:
-            shares[last] = math.nextafter(shares[last], 0.0)
+        if scoring and sum(p.weight for p in scoring) > 0:
+            parts = split_points(question_points, [p.weight for p in scoring])
+            shares.update(zip([p.id for p in scoring], parts, strict=True))
         return shares
+
+
+#: Points are multiples of ``1 / POINTS_GRID`` (quarter points): two decimals at most, and exact
+#: in binary floating point, so any sum of them, in any order and by any tool (otter, nbgrader's
+#: gradebook, a spreadsheet), is exact too.
+POINTS_GRID = 4
+
+
+def split_points(total: float, weights: list[float]) -> list[float]:
+    """``total`` split in proportion to ``weights``, each part a multiple of ``1 / POINTS_GRID``,
+    adding up to ``total`` exactly (largest remainders: every part is its exact share rounded
+    down to the grid, and the steps left over go to the largest remainders, the earlier part
+    first on a tie). ``total`` must be on the grid, the weights not negative and not all 0."""
+    steps = total * POINTS_GRID
+    if steps != int(steps) or steps < 0:
+        raise ValueError(f"{total} points is not a multiple of 1/{POINTS_GRID}")
+    if any(w < 0 for w in weights) or sum(weights) <= 0:
+        raise ValueError(f"weights must be non-negative and not all 0, got {weights}")
+    exact = [Fraction(int(steps)) * Fraction(w) / sum(map(Fraction, weights)) for w in weights]
+    parts = [math.floor(x) for x in exact]
+    by_remainder = sorted(range(len(parts)), key=lambda i: (-(exact[i] - parts[i]), i))
+    for i in by_remainder[: int(steps) - sum(parts)]:
+        parts[i] += 1
+    return [n / POINTS_GRID for n in parts]
 
 
 def score_question(
