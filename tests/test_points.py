@@ -103,9 +103,10 @@ def test_otter_build_and_release_show_the_same_points(a_id: str, exported: Path)
     assert hidden_points == nbgrader
     # The copy otter assign reads states course.yml's points (the master states none).
     assert {q.name: q.points for q in master_questions(otter)} == a.points
+    release = nbformat.read(ROOT / "assignments" / a_id / a.notebook, as_version=4)
     for q, p in a.points.items():
-        test = (ROOT / "assignments" / a_id / "tests" / f"{q}.py").read_text(encoding="utf-8")
-        assert re.search(rf"^points = {p}$", test, re.M), f"assignments/{a_id}/tests/{q}.py"
+        test = release.metadata.otter.tests[q]  # the public tests travel in the notebook
+        assert re.search(rf"^points = {p}$", test, re.M), f"assignments/{a_id}/{a.notebook}: {q}"
 
 
 def test_a_master_stating_points_is_refused_in_one_line() -> None:
