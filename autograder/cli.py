@@ -50,6 +50,18 @@ def _parser() -> argparse.ArgumentParser:
         help="the batch's seed (default: drawn afresh for a new OUT, kept in OUT/batch.json); "
         "give one to reproduce a batch",
     )
+    g.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="grade on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786)",
+    )
+    g.add_argument(
+        "--cluster",
+        default=None,
+        metavar="local:N",
+        help="grade on a Dask LocalCluster of N worker processes started for this run",
+    )
 
     v = sub.add_parser("validate", help="build, then prove reference, stub, known-wrong answers and release")
     v.add_argument("assignments", nargs="*", help="assignment ids (default: all in course.yml)")
@@ -89,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
                 memory_mb=args.memory_mb,
                 processes=args.processes,
                 seed=args.seed,
+                scheduler=args.scheduler,
+                cluster=args.cluster,
             )
         if args.command == "validate":
             from . import validate

@@ -9,8 +9,10 @@ be swapped for a distributed executor.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
+import hashlib
 import io
 import json
 import os
@@ -18,9 +20,10 @@ import queue
 import secrets
 import sys
 import tempfile
-from collections.abc import Collection, Mapping, Sequence
+import threading
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +40,7 @@ from .probing import (
     score_question,
     shorten,
 )
-from .reference import Store, cache_root, prune, store_key
+from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
 from .sandbox import landlock
 from .sandbox.limits import SandboxLimits, sandbox_uid
 from .sandbox.run import RunOutcome, run_sandboxed
@@ -150,23 +153,81 @@ class Grader:
 
         self.course, self.assignment, self.out, self.device = course, assignment, out, device
         self.master = read_notebook(assignment.master)
+        self.stub = [stub_source(c) for c in code_cells(self.master)]
+        """the student's stub: the master's code cells with each solution replaced by ``...``"""
         self.questions = {q.name: q.points for q in master_questions(self.master)}
         self.probes: ProbeSet = load_probes(assignment.probes_file)
         self.probes_source = assignment.probes_file.read_text(encoding="utf-8")
+        self._score_table()
+        self.seed = seed
+        base = course.limits_for(assignment)
+        self.limits = limits or SandboxLimits(**base.model_dump())
+        self.notes: list[str] = []
+        self.job = self._job(cpu_devices, exact_devices)
+        self._lifecycle()
+
+    def _score_table(self) -> None:
         self.points = {
             pid: pts
             for q, total in self.questions.items()
             for pid, pts in self.probes.points(q, total).items()
         }
         self.possible = round(sum(self.questions.values()), 6)
-        self.seed = seed
-        base = course.limits_for(assignment)
-        self.limits = limits or SandboxLimits(**base.model_dump())
-        self.notes: list[str] = []
-        self.job = self._job(cpu_devices, exact_devices)
+
+    def _lifecycle(self) -> None:
+        self.hide: list[str] = []
+        """folders every sandbox sees empty, beside the project and OUT"""
         self.zygote: Zygote | None = None
+        self._zygote_lock = threading.Lock()
         self._slots: queue.Queue[int] = queue.Queue()
         self._reference: dict[str, dict[str, Any]] | None = None
+
+    # -- the course build, for graders elsewhere ------------------------------------------------
+
+    def build(self) -> dict[str, Any]:
+        """What a grader on another machine needs to grade exactly like this one, as plain
+        (JSON-able) data: the course build of this assignment without its master notebook (so
+        without the solution) and the reference outputs. A Dask worker receives it once per
+        batch (:mod:`autograder.backends.dask_cluster`) and grades with :meth:`from_build`."""
+        return {
+            "assignment": self.assignment.model_dump(mode="json"),
+            "device": self.device,
+            "questions": self.questions,
+            "probes": self.probes_source,
+            "stub": self.stub,
+            "job": self.job,
+            "notes": self.notes,
+            "limits": asdict(self.limits),
+            "seed": self.seed,
+            "store": self.store_digests,
+            "reference": encode_results(self.reference()),
+        }
+
+    @classmethod
+    def from_build(cls, build: Mapping[str, Any], out: Path, *, hide: Sequence[str] = ()) -> Grader:
+        """A grader from another's :meth:`build` alone: it reads no file of the course, never
+        runs the reference, and keeps its sandboxes, zygote log and (where the user's cache
+        folder cannot be written) compilation cache under ``out``; ``hide``: more folders
+        every sandbox sees empty."""
+        from .execution import probes_from_source
+
+        self = cls.__new__(cls)
+        self.assignment = Assignment.model_validate(build["assignment"])
+        self.out, self.device = out, str(build["device"])
+        self.stub = [str(c) for c in build["stub"]]
+        self.questions = {str(q): float(v) for q, v in build["questions"].items()}
+        self.probes_source = str(build["probes"])
+        self.probes = probes_from_source(self.probes_source, self.assignment.id)
+        self._score_table()
+        self.seed = int(build["seed"])
+        self.limits = SandboxLimits(**build["limits"])
+        self.notes = [str(n) for n in build["notes"]]
+        self.job = dict(build["job"])
+        self._lifecycle()
+        self.hide = [str(p) for p in hide]
+        self.store_digests = [str(d) for d in build["store"]]
+        self._reference = decode_results(build["reference"])
+        return self
 
     def _job(self, cpu_devices: int | None, exact_devices: bool) -> dict[str, Any]:
         devices = self.assignment.devices
@@ -199,10 +260,16 @@ class Grader:
     # -- lifecycle --------------------------------------------------------------------------
 
     def __enter__(self) -> Grader:
-        cache = self.out / ".cache"
-        cache.mkdir(parents=True, exist_ok=True)
-        self.zygote = Zygote(cache / "zygote.log")
         return self
+
+    def _zygote(self) -> Zygote:
+        """The zygote, started by the first sandbox run (none when every result is stored)."""
+        with self._zygote_lock:
+            if self.zygote is None:
+                cache = self.out / ".cache"
+                cache.mkdir(parents=True, exist_ok=True)
+                self.zygote = Zygote(cache / "zygote.log")
+            return self.zygote
 
     def __exit__(self, *exc: object) -> None:
         if self.zygote is not None:
@@ -220,12 +287,12 @@ class Grader:
     ) -> RunOutcome:
         """Run cells, then the ``probes`` (ids), in a sandbox that reads (or, with ``writes``,
         fills) the compilation cache ``cache``."""
-        assert self.zygote is not None
+        zygote = self._zygote()
         sandbox = self.out / ".sandbox"
         sandbox.mkdir(parents=True, exist_ok=True)
         os.chmod(sandbox, 0o711)
         uid = self._uid(slot)
-        job = dict(self.job, hidden=[str(ROOT), str(self.out.resolve())])
+        job = dict(self.job, hidden=[str(ROOT), str(self.out.resolve()), *self.hide])
         if cache is not None and writes:
             cache.mkdir(parents=True, exist_ok=True)
             if uid is not None:
@@ -235,7 +302,7 @@ class Grader:
             job.update(compilation_cache=str(cache))
         try:
             return run_sandboxed(
-                self.zygote,
+                zygote,
                 cells=cells,
                 probes_source=self.probes_source,
                 requests=[(pid, probe_seed(self.seed, pid)) for pid in probes],
@@ -269,21 +336,26 @@ class Grader:
     # -- reference ----------------------------------------------------------------------------
 
     @functools.cached_property
+    def store_digests(self) -> list[str]:
+        """sha256 digests of what the reference results depend on, bar the host (see
+        :func:`autograder.reference.store_key`)."""
+        import jax
+
+        parts = [
+            self.assignment.master.read_bytes(),
+            self.probes_source.encode(),
+            (Path(__file__).parent / "probing.py").read_bytes(),
+            json.dumps(self.job, sort_keys=True).encode(),
+            jax.__version__.encode(),
+        ]
+        return [hashlib.sha256(part).hexdigest() for part in parts]
+
+    @functools.cached_property
     def store(self) -> Store:
         """Where this assignment's reference results are kept for this job and host: the user's
         cache folder, or ``OUT/.cache`` where that cannot be written, or where sandboxes run as
         other users who could not read it."""
-        import jax
-
-        key = store_key(
-            [
-                self.assignment.master.read_bytes(),
-                self.probes_source.encode(),
-                (Path(__file__).parent / "probing.py").read_bytes(),
-                json.dumps(self.job, sort_keys=True).encode(),
-                jax.__version__.encode(),
-            ]
-        )
+        key = host_key(self.store_digests)
         root = cache_root()
         try:
             root.mkdir(parents=True, exist_ok=True)
@@ -319,9 +391,17 @@ class Grader:
     def _warm_public_cache(self, store: Store) -> None:
         """Fill the compilation cache that submissions read from a run of the student's stub:
         public code only, so no program there can reproduce the reference solution."""
-        stub = [stub_source(c) for c in code_cells(self.master)]
-        self._run(stub, 0, self.sandbox_probes(self.questions), store.public_xla, writes=True)
+        self._run(self.stub, 0, self.sandbox_probes(self.questions), store.public_xla, writes=True)
         store.public_warmed.touch()
+
+    def warm(self) -> None:
+        """Fill this host's public compilation cache if no grader did yet (a worker's first step:
+        the instructor's machine fills its own in :meth:`reference`)."""
+        store = self.store
+        with store.locked():
+            if not store.public_warmed.exists():
+                self._warm_public_cache(store)
+            store.touch()
 
     def _run_reference(self, store: Store) -> None:
         # The reference's own programs go to a cache only reference runs ever read.
@@ -602,6 +682,8 @@ def main(
     course: Course | None = None,
     only: Mapping[str, Collection[str]] | None = None,
     seed: int | None = None,
+    scheduler: str | None = None,
+    cluster: str | None = None,
 ) -> int:
     """Grade SUBMISSIONS into OUT. Returns the exit status: 0 when every submission has a row
     (whatever its status), 1 when grading itself failed. Raises :class:`UsageError` for bad
@@ -613,9 +695,15 @@ def main(
 
     ``seed``: the batch's seed, from which every hidden input is drawn. By default it is drawn
     afresh for a new OUT and kept in ``OUT/batch.json`` (a resumed batch reuses it), so that an
-    input that leaks once is worth nothing to the next batch; give it to reproduce a batch."""
+    input that leaks once is worth nothing to the next batch; give it to reproduce a batch.
+
+    ``scheduler`` (a Dask scheduler's address) or ``cluster`` (``local:N``, a Dask LocalCluster
+    of N worker processes started for this run) grade on a cluster instead of this machine's
+    pool of ``jobs`` threads (:mod:`autograder.backends`); records are written here alike."""
+    from .backends import check_backend
     from .report import write_feedback, write_report
 
+    workers = check_backend(scheduler=scheduler, cluster=cluster, jobs=jobs)
     course = course or load_course()
     a = course.assignment(assignment)
     subs, skipped = collect(submissions, a, course)
@@ -668,15 +756,17 @@ def main(
             exact_devices=exact_devices,
             seed=seed,
         ) as grader:
-            for slot in range(1, jobs + 1):
-                grader._slots.put(slot)
             if any(not s.problem for s in todo):
                 grader.reference()
             progress = _progress(len(todo), quiet)
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(grader.grade, s): s for s in todo}
-                for fut in as_completed(futures):
-                    record = fut.result()
+            if scheduler or cluster:
+                from .backends.dask_cluster import cluster_records
+
+                graded = cluster_records(grader, todo, scheduler=scheduler, workers=workers, quiet=quiet)
+            else:
+                graded = local_records(grader, todo, jobs)
+            with contextlib.closing(graded):
+                for record in graded:
                     atomic_write(
                         out / "results" / f"{record.key}.json",
                         json.dumps(record.to_results(), indent=1, sort_keys=True) + "\n",
@@ -697,6 +787,18 @@ def main(
     if not quiet:
         print(f"gradebook: {out / 'gradebook.csv'} ({len(subs)} submissions)", file=sys.stderr)
     return 0
+
+
+def local_records(grader: Grader, todo: Sequence[Submission], jobs: int) -> Iterator[Record]:
+    """Grade ``todo`` on this machine, ``jobs`` sandboxes at a time, yielding each record as
+    it is done (the default; :func:`autograder.backends.dask_cluster.cluster_records` is the
+    same on a Dask cluster)."""
+    for slot in range(1, jobs + 1):
+        grader._slots.put(slot)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(grader.grade, s) for s in todo]
+        for fut in as_completed(futures):
+            yield fut.result()
 
 
 def batch_seed(out: Path, seed: int | None) -> int:
