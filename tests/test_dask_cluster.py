@@ -385,7 +385,8 @@ def test_a_lost_scheduler_ends_the_run_and_a_rerun_grades_the_rest(
     finally:
         lone.close()
     assert proc.returncode == 1, err
-    (line,) = err.strip().splitlines()
+    assert len(err.strip().splitlines()) == 1, err
+    line = err.strip()
     assert line.startswith(f"grading failed: lost the connection to the Dask scheduler at {lone.address}")
     assert "running the same command again grades the rest" in line
     kept = rows(out)

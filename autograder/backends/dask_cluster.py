@@ -41,6 +41,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import dask
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
 from distributed.scheduler import KilledWorker
 
@@ -266,18 +267,26 @@ def _client(stack: contextlib.ExitStack, scheduler: str | None, workers: int | N
                 f"cannot reach the Dask scheduler at {scheduler} within {CONNECT_SECONDS} s "
                 f"({type(e).__name__})"
             ) from None
-    cluster = stack.enter_context(
-        LocalCluster(
+    cluster = stack.enter_context(local_cluster(workers or 1))
+    return stack.enter_context(Client(cluster, set_as_default=False))
+
+
+def local_cluster(workers: int) -> LocalCluster:
+    """The LocalCluster of ``--cluster local:N``: N worker processes of one thread each (one
+    sandbox at a time per worker, as ``--jobs`` runs one per thread), on the loopback only."""
+    # One task per worker thread at a time, none queued behind it: a worker that dies then
+    # counts against the submission it was grading only (Dask counts it against every task the
+    # worker held, and lets each be held by dying workers ALLOWED_FAILURES times).
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+        return LocalCluster(
             n_workers=workers,
-            threads_per_worker=1,  # one sandbox per worker process, as --jobs runs one per thread
+            threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
             dashboard_address="127.0.0.1:0",
             silence_logs=_log_level(),
             scheduler_kwargs={"allowed_failures": ALLOWED_FAILURES},
         )
-    )
-    return stack.enter_context(Client(cluster, set_as_default=False))
 
 
 def _unregister(client: Client, name: str) -> None:
@@ -296,10 +305,13 @@ def _quiet_logs() -> Iterator[None]:
     """Dask's own log lines (a reconnecting client's tracebacks, a dead worker's warnings) stay
     out of the grader's output, which says what happened in its own words; set
     ``AUTOGRADER_DEBUG=1`` to see them."""
-    logger = logging.getLogger("distributed")
-    before = logger.level
-    logger.setLevel(_log_level())
+    # Dask's configuration gives some of its loggers levels of their own (distributed.client).
+    names = ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
+    before = {name: logging.getLogger(name).level for name in names}
+    for name in names:
+        logging.getLogger(name).setLevel(_log_level())
     try:
         yield
     finally:
-        logger.setLevel(before)
+        for name, level in before.items():
+            logging.getLogger(name).setLevel(level)
