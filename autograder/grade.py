@@ -3,8 +3,9 @@
 A grading run reads as a list, one step per function: collect (unpack and check the input) →
 execute in a sandbox (cells, then probes) → judge against the reference → record (results JSON,
 feedback page, gradebook row). The unit of work is "one submission in, one record of plain data
-out", with the read-only course build as the only shared state, so the local thread pool could
-be swapped for a distributed executor.
+out", with the read-only course build as the only shared state: this machine's thread pool
+(:func:`local_records`) or a Dask cluster (:mod:`autograder.backends`) grades, and this process
+alone records.
 """
 
 from __future__ import annotations
