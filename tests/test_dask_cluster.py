@@ -173,6 +173,14 @@ def test_a_sandbox_a_worker_could_not_protect_names_that_worker() -> None:
     ]
 
 
+def test_a_worker_here_can_cut_its_sandboxes_off_the_network() -> None:
+    """A worker refuses to grade where a sandbox would keep TCP (it could reach the scheduler,
+    and through it every worker); the machines the course grades on pass."""
+    from autograder.backends.dask_cluster import network_sealed
+
+    assert network_sealed()
+
+
 # -- a LocalCluster ------------------------------------------------------------------------------
 
 

@@ -34,6 +34,7 @@ import logging
 import os
 import platform
 import secrets
+import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, replace
@@ -48,6 +49,7 @@ from distributed.scheduler import KilledWorker
 from ..config import ROOT
 from ..grade import Grader, GradingFailed, Record
 from ..probing import shorten
+from ..sandbox import landlock
 from ..sandbox.run import remove_tree
 from ..submissions import Submission
 
@@ -57,6 +59,7 @@ ALLOWED_FAILURES = 2
 RETRIES = 2
 #: Seconds to reach a scheduler given with ``--scheduler``.
 CONNECT_SECONDS = 30
+_CLONE_NEWNET, _CLONE_NEWUSER = 0x40000000, 0x10000000
 
 
 def environment() -> dict[str, str]:
@@ -73,6 +76,23 @@ def environment() -> dict[str, str]:
         except PackageNotFoundError:
             found[dist] = "missing"
     return found
+
+
+def network_sealed() -> bool:
+    """Whether a sandbox on this machine gets no TCP: a network namespace of its own (as root,
+    or in a user namespace) or Landlock's TCP rules (ABI >= 4, Linux >= 6.7). On a cluster a
+    sandbox with TCP could reach the Dask scheduler, and through it run code on every worker."""
+    if landlock.abi_version() >= 4:
+        return True
+    if not sys.platform.startswith("linux"):
+        return False
+    flags = _CLONE_NEWNET | (0 if os.geteuid() == 0 else _CLONE_NEWUSER)
+    # In a fresh process: a Dask worker has threads, and unshare changes the caller for good.
+    probe = "import ctypes, sys; sys.exit(ctypes.CDLL(None, use_errno=True).unshare(int(sys.argv[1])) != 0)"
+    try:
+        return subprocess.run([sys.executable, "-c", probe, str(flags)], timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
 
 
 def name_worker(notes: Sequence[str], worker: str) -> list[str]:
@@ -105,6 +125,12 @@ class CourseBuild(WorkerPlugin):
             if differ:
                 raise RuntimeError(
                     f"worker {worker.address} has {', '.join(differ)}: install the same everywhere"
+                )
+            if not network_sealed():
+                raise RuntimeError(
+                    f"worker {worker.address} cannot cut its sandboxes off the network (no network "
+                    "namespace, and Landlock without TCP rules), so a notebook could reach the Dask "
+                    "scheduler: run it as root, allow user namespaces, or use Linux >= 6.7"
                 )
             out = Path(worker.local_directory) / self.name
             grader = Grader.from_build(self.build, out, hide=[worker.local_directory, *self.hide])
