@@ -206,13 +206,16 @@ class Cluster:
     of the grader's package alone (no course.yml, no solutions/, no project), with a cache
     folder of their own: everything of the course they use came over the network."""
 
-    def __init__(self, tmp: Path, workers: int, *, allowed_failures: int = 1):
+    def __init__(self, tmp: Path, workers: int, *, allowed_failures: int = 1, edit: str = ""):
         self.tmp = tmp
         self.procs: list[subprocess.Popen[bytes]] = []
         code = tmp / "code"
         shutil.copytree(
             ROOT / "autograder", code / "autograder", ignore=shutil.ignore_patterns("__pycache__")
         )
+        if edit:  # the workers run other grader code than the instructor's
+            with open(code / "autograder" / "grade.py", "a") as f:
+                f.write(edit)
         self.env = {
             **os.environ,
             "PYTHONPATH": str(code),
@@ -401,3 +404,22 @@ def test_a_lost_scheduler_ends_the_run_and_a_rerun_grades_the_rest(
     assert "carol.ipynb" in kept and 2 <= len(kept) < 6
     assert cli(*grade_args(batch, out, "--jobs", "2", "--quiet")).returncode == 0
     assert gradebook(out) == gradebook(baseline)
+
+
+def test_a_worker_with_other_grader_code_stops_the_batch_in_one_line(
+    batch: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Rows mean the same on every worker only if each runs the instructor's grader code."""
+    other = Cluster(tmp_path_factory.mktemp("other"), 1, edit="\n# a change the instructor does not have\n")
+    out = tmp_path_factory.mktemp("other-out") / "out"
+    try:
+        proc = cli(*grade_args(batch, out, "--scheduler", other.address, "--quiet"))
+        plugins = other.client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))
+    finally:
+        other.close()
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith("grading failed: a Dask worker cannot grade: worker tcp://127.0.0.1:")
+    assert "has grader code" in proc.stderr and "install the same everywhere" in proc.stderr
+    assert list(rows(out)) == ["carol.ipynb"]  # what was known before the cluster was reached
+    assert plugins == []  # the batch's course build is taken off the cluster again

@@ -218,11 +218,11 @@ def cluster_records(
         token = secrets.token_hex(4)
         name = f"autograder-{grader.assignment.id}-{token}"
         plugin = CourseBuild(name, grader.build(), environment(), [str(grader.out.resolve()), str(ROOT)])
+        stack.callback(_unregister, client, name)  # the scheduler keeps it even if a setup failed
         try:
             client.register_plugin(plugin, name=name)
         except Exception as e:  # noqa: BLE001 - a worker's setup failed: one line says why
             raise GradingFailed(f"a Dask worker cannot grade: {shorten(str(e), 300)}") from None
-        stack.callback(_unregister, client, name)
         futures = {
             client.submit(grade_submission, name, asdict(s), key=f"grade-{token}-{i}", retries=RETRIES): s
             for i, s in enumerate(ship)
