@@ -422,4 +422,4 @@ def test_a_worker_with_other_grader_code_stops_the_batch_in_one_line(
     assert proc.stderr.startswith("grading failed: a Dask worker cannot grade: worker tcp://127.0.0.1:")
     assert "has grader code" in proc.stderr and "install the same everywhere" in proc.stderr
     assert list(rows(out)) == ["carol.ipynb"]  # what was known before the cluster was reached
-    assert plugins == []  # the batch's course build is taken off the cluster again
+    assert not [p for p in plugins if p.startswith("autograder-")]  # the course build is taken off
