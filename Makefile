@@ -11,6 +11,8 @@ DEMO   := out/demo
 $(STAMP): requirements/lock.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Python 3.11 or newer is needed (PYTHON=$(PYTHON))"; exit 1; }
+	@echo "Setting up $(VENV) from requirements/lock.txt: about 1.4 GB of packages (JAX, matplotlib,"
+	@echo "otter, nbgrader...) to download and install, a few minutes; only the first time."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements/lock.txt
@@ -19,13 +21,10 @@ $(STAMP): requirements/lock.txt
 
 venv: $(STAMP)
 
+# grade ends with the gradebook's table and the paths of the gradebook, feedback and report.
 demo: venv
 	$(BIN)/python -m autograder build
 	$(BIN)/python -m autograder grade 01-broadcasting examples/01-broadcasting --out $(DEMO) --regrade --seed 20261123
-	@echo
-	@$(BIN)/python -c "import csv,sys; from tabulate import tabulate; r=list(csv.reader(open('$(DEMO)/gradebook.csv'))); print(tabulate([x[:-1] for x in r[1:]], headers=r[0][:-1]))"
-	@echo
-	@echo "gradebook: $(DEMO)/gradebook.csv   feedback: $(DEMO)/feedback/   report: $(DEMO)/report.html"
 
 test: venv
 	$(BIN)/python -m pytest

@@ -7,31 +7,65 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from typing import Any, NoReturn
 
 from .config import ConfigError
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m autograder", description="Build, grade, validate and export the JAX course."
-    )
-    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-    sub = p.add_subparsers(dest="command", required=True)
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line and exit status 2, like every other usage error of the tool."""
 
-    b = sub.add_parser("build", help="build the student release and the Gradescope autograder zips")
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n}: must be at least 1")
+    return n
+
+
+def _parser() -> argparse.ArgumentParser:
+    # --debug is accepted before or after the subcommand; SUPPRESS keeps a subcommand's
+    # default from overwriting a --debug given before it (so no set_defaults: the action is
+    # shared), and main reads it with getattr.
+    debug = argparse.ArgumentParser(add_help=False)
+    debug.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks of internal errors"
+    )
+    p = _Parser(
+        prog="python -m autograder",
+        description="Build, grade, validate and export the JAX course.",
+        parents=[debug],
+    )
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def add(name: str, **kw: Any) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[debug], **kw)
+
+    b = add("build", help="build the student release and the Gradescope autograder zips")
     b.add_argument("assignments", nargs="*", help="assignment ids (default: all in course.yml)")
 
     def grading_flags(q: argparse.ArgumentParser) -> None:
         q.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
         q.add_argument(
-            "--jobs", type=int, default=None, help="submissions graded at once (default: CPU count)"
+            "--jobs", type=_count, default=None, help="submissions graded at once (default: CPU count)"
         )
         q.add_argument(
-            "--cpu-devices", type=int, default=None, help="virtual CPU devices for JAX (default: course.yml)"
+            "--cpu-devices",
+            type=_count,
+            default=None,
+            help="virtual CPU devices for JAX (default: course.yml)",
         )
-        q.add_argument("--quiet", action="store_true", default=None, help="no progress bar")
+        q.add_argument(
+            "--quiet", action="store_true", default=None, help="print only warnings and errors (no progress)"
+        )
 
-    g = sub.add_parser("grade", help="grade a notebook, a folder or a zip of submissions")
+    g = add("grade", help="grade a notebook, a folder or a zip of submissions")
     g.add_argument("assignment")
     g.add_argument("submissions", type=Path)
     g.add_argument(
@@ -63,11 +97,11 @@ def _parser() -> argparse.ArgumentParser:
         help="grade on a Dask LocalCluster of N worker processes started for this run",
     )
 
-    v = sub.add_parser("validate", help="build, then prove reference, stub, known-wrong answers and release")
+    v = add("validate", help="build, then prove reference, stub, known-wrong answers and release")
     v.add_argument("assignments", nargs="*", help="assignment ids (default: all in course.yml)")
     grading_flags(v)
 
-    e = sub.add_parser("export-nbgrader", help="write the course as an nbgrader course directory")
+    e = add("export-nbgrader", help="write the course as an nbgrader course directory")
     e.add_argument("out", type=Path)
     return p
 
@@ -94,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                 device=args.device,
                 jobs=args.jobs,
                 regrade=args.regrade,
-                quiet=args.quiet,
+                quiet=bool(args.quiet),
                 cpu_devices=args.cpu_devices,
                 cell_seconds=args.cell_seconds,
                 submission_seconds=args.submission_seconds,
@@ -128,10 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # noqa: BLE001 - one line for people, the traceback on request
-        if args.debug or os.environ.get("AUTOGRADER_DEBUG"):
+        debug = getattr(args, "debug", False) or os.environ.get("AUTOGRADER_DEBUG")
+        if debug:
             traceback.print_exc()
-        print(
-            f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", file=sys.stderr
-        )
+        hint = "" if debug else " (rerun with --debug for the traceback)"
+        print(f"internal error: {type(e).__name__}: {e}{hint}", file=sys.stderr)
         return 1
     return 2

@@ -19,7 +19,6 @@ import json
 import os
 import queue
 import secrets
-import sys
 import tempfile
 import threading
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -111,10 +110,23 @@ class Record:
         )
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` so that readers see the old file or the new one, never half of one."""
+def _process_umask() -> int:
+    mask = os.umask(0o022)  # reading it means setting it: done once, at import, before any thread
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _process_umask()
+
+
+def atomic_write(path: Path, text: str, *, private: bool = False) -> None:
+    """Write ``text`` so that readers see the old file or the new one, never half of one.
+
+    The file gets the mode an ordinary new file would (0666 less the umask: TAs and a web
+    server in the group can read the gradebook and the pages), or 0600 when ``private``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+    os.fchmod(fd, 0o600 if private else 0o666 & ~_UMASK)  # mkstemp makes it 0600
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
         f.write(text)
         f.flush()
@@ -419,6 +431,12 @@ class Grader:
             )
         store.save(outcome, self.seed)
 
+    def reference_stored(self) -> bool:
+        """Whether :meth:`reference` can load its outputs instead of running the solution."""
+        return self._reference is not None or (
+            self.store.public_warmed.exists() and self.store.outputs_file(self.seed).exists()
+        )
+
     # -- one submission -----------------------------------------------------------------------
 
     def grade(self, sub: Submission) -> Record:
@@ -673,7 +691,8 @@ def main(
     device: str = "cpu",
     jobs: int | None = None,
     regrade: bool = False,
-    quiet: bool | None = None,
+    quiet: bool = False,
+    summary: bool = True,
     cpu_devices: int | None = None,
     exact_devices: bool = False,
     cell_seconds: float | None = None,
@@ -700,13 +719,29 @@ def main(
 
     ``scheduler`` (a Dask scheduler's address) or ``cluster`` (``local:N``, a Dask LocalCluster
     of N worker processes started for this run) grade on a cluster instead of this machine's
-    pool of ``jobs`` threads (:mod:`autograder.backends`); records are written here alike."""
+    pool of ``jobs`` threads (:mod:`autograder.backends`); records are written here alike.
+
+    What it prints (:mod:`autograder.console`): progress on stderr (a bar on a terminal, a line
+    per submission elsewhere), then with ``summary`` the gradebook's table and where the files
+    are on stdout; ``quiet`` keeps only warnings and errors."""
     from .backends import check_backend
+    from .console import Console, plural, summary_text
     from .report import write_feedback, write_report
 
     workers = check_backend(scheduler=scheduler, cluster=cluster, jobs=jobs)
     course = course or load_course()
     a = course.assignment(assignment)
+    _check_out(out)
+    limits = _limits(
+        course.limits_for(a).model_dump(),
+        cell_seconds=cell_seconds,
+        submission_seconds=submission_seconds,
+        memory_mb=memory_mb,
+        processes=processes,
+    )
+    for flag, value in (("--jobs", jobs), ("--cpu-devices", cpu_devices)):
+        if value is not None and value < 1:
+            raise UsageError(f"{flag} {value}: must be at least 1")
     subs, skipped = collect(submissions, a, course)
     questions = list(a.questions)
     if only:
@@ -717,22 +752,17 @@ def main(
         if wrong:
             raise UsageError(f"only: no such submission or question ({wrong[0]})")
         subs = [replace(s, questions=tuple(only[s.name])) if s.name in only else s for s in subs]
-    base = course.limits_for(a).model_dump()
-    overrides = {
-        "cell_seconds": cell_seconds,
-        "submission_seconds": submission_seconds,
-        "memory_mb": memory_mb,
-        "processes": processes,
-    }
-    limits = SandboxLimits(**{**base, **{k: v for k, v in overrides.items() if v is not None}})
     if device == "gpu" and _gpu_count() == 0:
         raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
-    quiet = (not sys.stderr.isatty()) if quiet is None else quiet
+    console = Console(quiet=quiet)
     jobs = max(1, jobs or os.cpu_count() or 1)
-    out.mkdir(parents=True, exist_ok=True)
+    _make_out(out)
+    _remove_half_written(out)
     seed = batch_seed(out, seed)
     if skipped:  # a warning, not progress: shown even when quiet
-        print(f"skipped (not .ipynb or .zip): {', '.join(skipped[:10])}", file=sys.stderr)
+        console.warn(f"skipped (not .ipynb or .zip): {', '.join(skipped[:10])}")
+    if not subs:
+        console.warn(f"no submissions in {submissions}: it holds no *.ipynb or *.zip entry")
 
     records: dict[str, Record] = {}
     todo: list[Submission] = []
@@ -742,6 +772,18 @@ def main(
             records[s.key] = previous
         else:
             todo.append(s)
+    kept = len(subs) - len(todo)
+    if todo:
+        console.say(
+            f"grading {len(todo)} of {plural(len(subs), 'submission')} of {a.id}, "
+            + ("on Dask" if scheduler or cluster else f"{min(jobs, len(todo))} at a time")
+            + (f"; {kept} kept from the previous run (--regrade grades them again)" if kept else "")
+        )
+    elif subs:
+        console.say(
+            f"all {plural(kept, 'submission')} kept from the previous run in {out} "
+            "(--regrade grades them again)"
+        )
 
     def flush() -> None:
         write_gradebook(out / "gradebook.csv", [records[s.key] for s in subs if s.key in records], questions)
@@ -758,12 +800,17 @@ def main(
             seed=seed,
         ) as grader:
             if any(not s.problem for s in todo):
+                if not grader.reference_stored():
+                    console.say(
+                        f"running the reference solution of {a.id} on this batch's hidden inputs "
+                        "(once per batch seed; about a minute on 2 cores) ..."
+                    )
                 grader.reference()
-            progress = _progress(len(todo), quiet)
+            progress = console.progress(len(todo))
             if scheduler or cluster:
                 from .backends.dask_cluster import cluster_records
 
-                graded = cluster_records(grader, todo, scheduler=scheduler, workers=workers, quiet=quiet)
+                graded = cluster_records(grader, todo, scheduler=scheduler, workers=workers, console=console)
             else:
                 graded = local_records(grader, todo, jobs)
             with contextlib.closing(graded):
@@ -775,18 +822,19 @@ def main(
                     write_feedback(out, record, a)
                     records[record.key] = record
                     flush()
-                    progress.update(1)
+                    progress.update(record)
             progress.close()
     except GradingFailed as e:
-        print(f"grading failed: {e}", file=sys.stderr)
+        console.warn(f"grading failed: {e}")
         return 1
     flush()
     for r in records.values():
         if not (out / "feedback" / f"{r.key}.html").exists():
             write_feedback(out, r, a)
     write_report(out, [records[s.key] for s in subs], a, questions)
-    if not quiet:
-        print(f"gradebook: {out / 'gradebook.csv'} ({len(subs)} submissions)", file=sys.stderr)
+    if summary and not console.quiet:
+        rows = [records[s.key] for s in subs]
+        print(summary_text(rows, questions, out, graded=len(todo), kept=kept), flush=True)
     return 0
 
 
@@ -802,6 +850,46 @@ def local_records(grader: Grader, todo: Sequence[Submission], jobs: int) -> Iter
             yield fut.result()
 
 
+def _check_out(out: Path) -> None:
+    """A usage error (exit status 2) if ``out`` cannot be the output folder."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: not a folder (a file has that name)")
+
+
+def _make_out(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot create the folder ({e.strerror or e})") from None
+
+
+def _remove_half_written(out: Path) -> None:
+    """Remove what :func:`atomic_write` left of a run killed while writing (its temporary files):
+    the resumed batch writes those files again."""
+    for folder in (out, out / "results", out / "feedback"):
+        for tmp in folder.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+
+
+def _limits(base: dict[str, Any], **overrides: float | None) -> SandboxLimits:
+    """The sandbox limits: ``course.yml``'s with the flags given, checked by the rules
+    ``course.yml`` obeys (a zero or negative limit would time out every row)."""
+    from pydantic import ValidationError
+
+    from .config import Limits
+
+    merged = {**base, **{k: v for k, v in overrides.items() if v is not None}}
+    try:
+        Limits(**merged)
+    except ValidationError as e:
+        error = e.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else "limits"
+        raise UsageError(
+            f"--{field.replace('_', '-')} {merged.get(field)}: {error['msg'][:1].lower()}{error['msg'][1:]}"
+        ) from None
+    return SandboxLimits(**merged)
+
+
 def batch_seed(out: Path, seed: int | None) -> int:
     """The seed of the batch in ``out``: ``seed`` if given, else the one ``out/batch.json``
     recorded, else a fresh random one; recorded there either way."""
@@ -813,9 +901,3 @@ def batch_seed(out: Path, seed: int | None) -> int:
             seed = secrets.randbits(63)
     atomic_write(path, json.dumps({"seed": seed}) + "\n")
     return seed
-
-
-def _progress(total: int, quiet: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="submission", disable=quiet, file=sys.stderr)

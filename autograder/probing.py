@@ -407,9 +407,43 @@ def judge_probe(probe: Probe, student: dict[str, Any], reference: dict[str, Any]
             problem = probe.judge(out, ref)
         else:
             problem = compare_outputs(out, ref, rtol=probe.rtol, atol=probe.atol)
-    except Exception as e:  # noqa: BLE001 - malformed student data must not crash the judge
-        problem = f"could not check the result ({_type(e).__name__})"
+    except Exception:  # noqa: BLE001 - malformed student data must not crash the judge
+        problem = unusable_outputs(out, ref)
     return None if problem is None else shorten(f"{where}: {problem}")
+
+
+def unusable_outputs(out: dict[str, Any], ref: dict[str, Any]) -> str:
+    """Why a judge could not use the student's outputs, in words a student can act on: the
+    first output whose kind, shape or dtype differs from the reference's, else what came back.
+    (A judge raises on data it did not expect; the exception's name tells a student nothing.)"""
+    if set(out) != set(ref):
+        got, want = sorted(set(out) - set(ref)), sorted(set(ref) - set(out))
+        return (
+            f"returned a result with the parts {', '.join(got) or 'none'} where the test expects "
+            f"{', '.join(want) or 'fewer'}"
+        )
+    for path in ref:
+        got, want = out[path], ref[path]
+        same = _type(got) is _type(want) or (
+            _isinstance(got, (int, float)) and _isinstance(want, (int, float)) and not _isinstance(got, bool)
+        )
+        if same and _isinstance(got, PlainArray):
+            same = (got.key, got.value.shape, got.value.dtype) == (
+                want.key,
+                want.value.shape,
+                want.value.dtype,
+            )
+        if same and _isinstance(got, list):
+            same = len(got) == len(want)
+        label = f"output `{path}` is" if len(ref) > 1 else "returned"
+        if not same:
+            got_text, want_text = describe_value(got), describe_value(want)
+            if _isinstance(got, list) and _isinstance(want, list):
+                got_text, want_text = f"{len(got)} values", f"{len(want)}"
+            return f"{label} {got_text}, expected {want_text}"
+        if _isinstance(got, PlainArray) and got.value.dtype.kind in "fc" and not np.isfinite(got.value).all():
+            return f"{label} {describe_value(got)} holding nan or inf where the test needs numbers"
+    return f"returned {_describe_structure(out)}, a value this test cannot use"
 
 
 def compare_outputs(

@@ -135,7 +135,10 @@ class Store:
         """Keep the outputs of a reference run that passed every probe."""
         from .grade import atomic_write
 
-        atomic_write(self.outputs_file(seed), json.dumps(encode_results(outcome.results), sort_keys=True))
+        # 0600: where Landlock is missing, file modes alone keep sandboxes (other user ids) out.
+        atomic_write(
+            self.outputs_file(seed), json.dumps(encode_results(outcome.results), sort_keys=True), private=True
+        )
 
 
 def encode_results(results: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

@@ -289,6 +289,7 @@ def validate_assignment(
             device=device,
             jobs=jobs,
             quiet=quiet,
+            summary=False,  # validate prints its own table
             cpu_devices=cpu_devices,
             exact_devices=exact_devices,
             course=course,

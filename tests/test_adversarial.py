@@ -252,6 +252,47 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "graded",
         "full",
     ),
+    # Probes make their inputs with JAX and NumPy: a submission that rewires their internals
+    # (not the public names) would choose its own inputs, e.g. tame the ±1000 scores of the
+    # softmax stability probe. Every function of the libraries the probes use is protected.
+    "tame_probe_inputs_through_internals": (
+        "import numpy as np, jax.numpy as jnp\nimport jax._src.numpy.array_constructors as ac\n"
+        "_real = ac.array\ndef _tame(obj, *a, **k):\n    try:\n"
+        "        obj = np.clip(np.asarray(obj), -50, 50)\n    except Exception:\n        pass\n"
+        "    return _real(obj, *a, **k)\nac.array = _tame\n"
+        "def softmax(x, axis=-1):\n    e = jnp.exp(x)\n    return e / e.sum(axis=axis, keepdims=True)",
+        "tampered",
+        "zero",
+    ),
+    "replace_jax_random_internals": (
+        "import jax._src.random.core as r\n"
+        "r._normal = lambda key, *, shape, dtype: __import__('jax').numpy.zeros(shape, dtype)",
+        "tampered",
+        "zero",
+    ),
+    # The probe runner's table of probes, found through the garbage collector: a forged entry
+    # (and the Probe's own body swapped to match) would run the student's code in place of the
+    # hidden test, here an unstable softmax judged through a stable one.
+    "forge_probe_table": (
+        "import gc, types, jax.numpy as jnp\n"
+        "def _stable(x, axis=-1):\n    e = jnp.exp(x - x.max(axis=axis, keepdims=True))\n"
+        "    return e / e.sum(axis=axis, keepdims=True)\n"
+        "def _fake(body):\n    def fake(sub, rng):\n"
+        "        return body(types.SimpleNamespace(softmax=_stable), rng)\n    return fake\n"
+        "def _forge():\n    fakes = {}\n    for o in gc.get_objects():\n"
+        "        if type(o).__name__ == 'Probe' and o.question == 'q5' and o.name.startswith('stable'):\n"
+        "            fakes[id(o)] = _fake(o.body)\n            object.__setattr__(o, 'body', fakes[id(o)])\n"
+        "    for o in gc.get_objects():\n"
+        "        if type(o) is dict:\n            for k, v in list(o.items()):\n"
+        "                if isinstance(v, tuple) and len(v) == 3 and id(v[0]) in fakes:\n"
+        "                    o[k] = (v[0], fakes[id(v[0])], getattr(fakes[id(v[0])], '__co' + 'de__'))\n"
+        "_broadcast_shape = broadcast_shape\n_done = []\n"
+        "def broadcast_shape(*shapes):\n    if not _done:\n        _done.append(_forge())\n"
+        "    return _broadcast_shape(*shapes)\n"
+        "def softmax(x, axis=-1):\n    e = jnp.exp(x)\n    return e / e.sum(axis=axis, keepdims=True)",
+        "tampered",
+        "zero",
+    ),
     # -- Source gates read the submitted cells, not what the sandbox says a function is. A
     # notebook that rewrites functions at run time (`__wrapped__`, `exec`) fails every gate. --
     "gate_partial_of_library": (

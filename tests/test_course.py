@@ -37,6 +37,7 @@ ONE_DEVICE_BLIND = {
     "q7_shard_map_no_collective",
     "q7_shard_map_pmean_of_grads",
     "q7_shard_map_psum_loss",
+    "q9_pmean",
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,6 +82,35 @@ def test_gradebook_has_one_row_per_submission_with_the_contract_columns(graded) 
     )
 
 
+def test_off_a_terminal_grade_prints_a_line_per_submission_and_the_summary(graded) -> None:
+    """CI, nohup and logs see what happened: one plain line per submission on stderr (no bar),
+    then on stdout the table `make demo` shows, the counts and where the files are."""
+    out, proc = graded
+    lines = proc.stderr.splitlines()
+    assert "grading 4 of 4 submissions of 01-broadcasting, 2 at a time" in lines
+    assert sorted(x.split("] ")[1].split(":")[0] for x in lines if x.startswith("[")) == [
+        "alice.ipynb",
+        "bob.ipynb",
+        "carol.ipynb",
+        "dave.ipynb",
+    ]
+    assert "[4/4] " in proc.stderr and "\r" not in proc.stderr
+    questions = list(load_course().assignment(A).questions)
+    header = proc.stdout.splitlines()[0].split()
+    assert header == ["submission", *questions, "total", "possible", "status"]
+    assert "4 submissions (3 graded, 1 invalid); graded 4 now." in proc.stdout
+    assert f"gradebook: {out / 'gradebook.csv'}" in proc.stdout
+
+
+def test_output_files_are_readable_as_the_umask_allows(graded) -> None:
+    """Not 0600: TAs and a web server in the group read the gradebook and the pages."""
+    out, _ = graded
+    mask = os.umask(0o022)
+    os.umask(mask)
+    for path in [out / "gradebook.csv", out / "report.html", *(out / "feedback").iterdir()]:
+        assert path.stat().st_mode & 0o777 == 0o666 & ~mask, path
+
+
 def test_results_follow_the_gradescope_schema(graded) -> None:
     out, _ = graded
     for name in ("alice.ipynb", "bob.ipynb", "carol.ipynb", "dave.ipynb"):
@@ -103,6 +134,120 @@ def test_feedback_and_report_are_written_without_leaking(graded) -> None:
     assert "hidden = ProbeSet" not in report and probes[:200] not in report
 
 
+def test_report_answers_an_instructors_questions(graded) -> None:
+    """Failure rates per question and per hidden test (worst first), status counts, consistent
+    precision, and every submission linking its feedback page."""
+    import re
+
+    out, _ = graded
+    report = (out / "report.html").read_text()
+    assert (
+        "<td>graded</td><td class=num>3</td>" in report and "<td>invalid</td><td class=num>1</td>" in report
+    )
+    assert re.search(r"mean \d+\.\d\d, median \d+\.\d\d of \d+", report)
+    questions = re.findall(r"<tr><td>(q\d+)</td><td class=num>(\d+) of (\d+)</td>", report)
+    # alice full marks, bob the stub, dave lost q5: q5 is the worst question, failed by 2 of 3.
+    assert questions[0] == ("q5", "2", "3") and all(lost == "1" for _, lost, _ in questions[1:])
+    tests = re.findall(r"<tr><td>(q\d+ [^<]+)</td><td class=num>(\d+) of (\d+)</td>", report)
+    rates = [int(failed) / int(ran) for _, failed, ran in tests]
+    assert tests and rates == sorted(rates, reverse=True) and tests[0][0].startswith("q5 softmax")
+    links = re.findall(r"<a href='(feedback/[^']+)'>", report)
+    assert len(links) == 4 + 1  # every submission, and the flagged one once more
+    assert all((out / link).is_file() for link in links)
+
+
+def test_feedback_puts_failures_first_with_points_to_two_decimals(graded) -> None:
+    out, _ = graded
+    page = (out / "feedback" / "dave.ipynb.html").read_text()
+    fix = page.index("<h2>To fix (")
+    assert fix < page.index("<h2>Questions</h2>") < page.index("hidden tests passed</summary>")
+    assert "class=fix><p><b>q5 softmax" in page and "<td>q5</td><td class=num>0</td>" in page
+    for name in ("alice", "bob", "dave"):
+        page = (out / "feedback" / f"{name}.ipynb.html").read_text()
+        assert "could not check" not in page
+        # Every points cell at two decimals at most (the rounding itself: tests/test_report.py).
+        cells = re.findall(r"class=num>([^<]*)<", page)
+        assert cells and not [c for c in cells if re.search(r"\.\d{3,}", c)], cells
+    carol = (out / "feedback" / "carol.ipynb.html").read_text()
+    assert "No hidden test ran on this submission." in carol and "class=fix" not in carol
+
+
+CHROMIUM = next(
+    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)),
+    None,
+)
+
+#: Appended to a copy of a page: after it loads, count its images and the broken ones, and
+#: report each broken one as a console error.
+_IMAGE_CHECK = """<script>addEventListener("load", () => {
+  const broken = [...document.images].filter((i) => !(i.complete && i.naturalWidth > 0));
+  for (const i of broken) console.error("broken image: " + i.alt);
+  document.documentElement.dataset.images = document.images.length + " broken " + broken.length;
+});</script>"""
+
+
+def _chromium(page: Path, profile: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",  # as root it refuses to start otherwise
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            *flags,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def render_in_chromium(page: Path, screenshot: Path, profile: Path) -> int:
+    """Load ``page`` in headless Chromium: fail on a console error or a broken image, save a
+    screenshot; returns the number of images."""
+    import re
+
+    check = page.with_name(f".check-{page.name}")  # beside it, so that relative links resolve
+    check.write_text(page.read_text().replace("</body>", _IMAGE_CHECK + "</body>"))
+    try:
+        proc = _chromium(check, profile / "dom", "--dump-dom")
+    finally:
+        check.unlink()
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    assert not console, f"{page.name}: console messages: {console}"
+    m = re.search(r'data-images="(\d+) broken (\d+)"', proc.stdout)
+    assert m, f"{page.name} did not load in Chromium (exit {proc.returncode}): {proc.stderr[-1000:]}"
+    assert m.group(2) == "0", f"{page.name}: {m.group(2)} broken images"
+    proc = _chromium(
+        page, profile / "shot", "--hide-scrollbars", "--window-size=1100,2400", f"--screenshot={screenshot}"
+    )
+    assert screenshot.is_file() and screenshot.stat().st_size > 10_000, proc.stderr[-1000:]
+    return int(m.group(1))
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium: `apt-get install chromium` (Debian; .ci/run installs it as root)"
+)
+def test_report_and_feedback_render_in_a_real_browser(graded, tmp_path: Path) -> None:
+    """Headless Chromium loads the report and a feedback page without a console error or a
+    broken image; the screenshots stay under OUT/screenshots/ for the record."""
+    out, _ = graded
+    shots = out / "screenshots"
+    shots.mkdir(exist_ok=True)
+    assert render_in_chromium(out / "report.html", shots / "report.png", tmp_path) == 2
+    assert (
+        render_in_chromium(out / "feedback" / "dave.ipynb.html", shots / "feedback-dave.png", tmp_path) == 0
+    )
+    print(f"screenshots: {shots}")
+
+
 def test_other_files_are_listed_as_skipped(graded) -> None:
     _, proc = graded
     assert "skipped (not .ipynb or .zip): notes.txt" in proc.stderr
@@ -115,6 +260,10 @@ def test_rerun_resumes_without_regrading(batch: Path, graded) -> None:
     # Quiet: no progress and no summary; only the warning about the file it skipped.
     assert proc.returncode == 0 and proc.stderr == "skipped (not .ipynb or .zip): notes.txt\n"
     assert {p.name: p.stat().st_mtime_ns for p in (out / "results").iterdir()} == before
+    proc = cli("grade", A, str(batch), "--out", str(out))
+    assert proc.returncode == 0
+    assert "all 4 submissions kept from the previous run" in proc.stderr
+    assert "0submission" not in proc.stderr and "graded 0 now, kept 4 from the previous run" in proc.stdout
     proc = cli("grade", A, str(batch / "alice.ipynb"), "--out", str(out), "--regrade", "--quiet")
     assert proc.returncode == 0
     assert (out / "results" / "alice.ipynb.json").stat().st_mtime_ns > before["alice.ipynb.json"]
@@ -197,7 +346,6 @@ def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_p
             str(batch / "alice.ipynb"),
             "--out",
             str(out),
-            "--quiet",
         ],
         cwd=ROOT,
         capture_output=True,
@@ -206,6 +354,8 @@ def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_p
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
+    # A new batch seed: the reference runs first, and the instructor is told so.
+    assert "running the reference solution of 01-broadcasting" in proc.stderr
     (row,) = rows(out)
     assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
     assert list(out.glob(".cache/*/reference-*.json"))
@@ -250,12 +400,59 @@ def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path)
         ),
         (["grade", "99-nothing", ".", "--out", "/tmp/x"], "error: unknown assignment '99-nothing'"),
         (["grade", A, "README.md", "--out", "/tmp/x"], "not a notebook (.ipynb), a folder or a zip"),
+        (["grade", A, ".", "--out", "README.md"], "error: --out README.md: not a folder"),
+        (["grade", A, ".", "--out", "README.md/grades"], "error: --out README.md/grades: cannot create"),
+        (["grade", A, ".", "--out", "/tmp/x", "--cell-seconds", "0"], "--cell-seconds 0.0: input should be"),
+        (["grade", A, ".", "--out", "/tmp/x", "--submission-seconds", "-5"], "--submission-seconds -5.0"),
+        (["grade", A, ".", "--out", "/tmp/x", "--memory-mb", "100"], "--memory-mb 100: input should be"),
+        (["grade", A, ".", "--out", "/tmp/x", "--jobs", "0"], "argument --jobs: 0: must be at least 1"),
+        (["grade", A, "."], "error: the following arguments are required: --out"),
+        (
+            ["grade", A, "/nonexistent/subs", "--out", "/tmp/x", "--debug"],
+            "error: /nonexistent/subs: no such",
+        ),
+        (
+            ["--debug", "grade", A, "/nonexistent/subs", "--out", "/tmp/x"],
+            "error: /nonexistent/subs: no such",
+        ),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> None:
     proc = cli(*args)
     assert proc.returncode == 2
-    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_debug_anywhere_shows_the_traceback_and_no_hint(
+    where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from autograder import cli as cli_module
+    from autograder import grade
+
+    def broken(**kw: object) -> int:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(grade, "main", broken)
+    args = ["grade", A, ".", "--out", "/tmp/x"]
+    assert cli_module.main(["--debug", *args] if where == "before" else [*args, "--debug"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "internal error: RuntimeError: a bug of ours" in err
+    assert "--debug" not in err
+    monkeypatch.delenv("AUTOGRADER_DEBUG", raising=False)
+    assert cli_module.main(args) == 1
+    assert capsys.readouterr().err == (
+        "internal error: RuntimeError: a bug of ours (rerun with --debug for the traceback)\n"
+    )
+
+
+def test_an_empty_folder_says_so(tmp_path: Path) -> None:
+    (tmp_path / "subs").mkdir()
+    proc = cli("grade", A, str(tmp_path / "subs"), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    assert f"no submissions in {tmp_path / 'subs'}: it holds no *.ipynb or *.zip entry" in proc.stderr
+    assert "No submissions." in proc.stdout
+    assert (tmp_path / "out" / "gradebook.csv").read_text().count("\n") == 1  # the header alone
 
 
 def test_submissions_import_the_standard_library_wherever_out_is(batch: Path) -> None:

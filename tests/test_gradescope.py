@@ -236,7 +236,7 @@ def test_honest_reference_scores_full_marks_and_the_attack_zero(
 
     honest = results["reference.ipynb"]
     assert honest["extra_data"]["status"] == "graded", honest["output"]
-    assert honest["score"] == honest["extra_data"]["possible"] == 16, honest["output"]
+    assert honest["score"] == honest["extra_data"]["possible"] == 100, honest["output"]
     assert len(honest["tests"]) == len(load_probes(a.probes_file).probes)
     attack = results["attack.ipynb"]
     assert attack["extra_data"]["status"] == "graded", attack["output"]

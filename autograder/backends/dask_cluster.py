@@ -47,6 +47,7 @@ from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_wo
 from distributed.scheduler import KilledWorker
 
 from ..config import ROOT
+from ..console import Console
 from ..grade import Grader, GradingFailed, Record
 from ..probing import shorten
 from ..sandbox import landlock
@@ -189,11 +190,12 @@ def cluster_records(
     *,
     scheduler: str | None = None,
     workers: int | None = None,
-    quiet: bool = True,
+    console: Console | None = None,
 ) -> Iterator[Record]:
     """Grade ``todo`` on the cluster at ``scheduler``, or on a LocalCluster of ``workers``
     processes started here, yielding each record as it arrives; as
-    :func:`autograder.grade.local_records` does on this machine."""
+    :func:`autograder.grade.local_records` does on this machine. ``console`` is told the
+    cluster's size and its dashboard's link (nothing is printed without one)."""
     ship = []
     for s in todo:
         if s.problem:
@@ -207,13 +209,12 @@ def cluster_records(
     with contextlib.ExitStack() as stack:
         stack.enter_context(_quiet_logs())
         client = _client(stack, scheduler, workers)
-        if not quiet:
+        if console is not None and not console.quiet:
             info = client.scheduler_info()["workers"]
             threads = sum(w.get("nthreads", 0) for w in info.values())
-            print(
+            console.say(
                 f"grading on {where}: {len(info)} workers, {threads} threads; "
-                f"dashboard: {client.dashboard_link}",
-                file=sys.stderr,
+                f"dashboard: {client.dashboard_link}"
             )
         token = secrets.token_hex(4)
         name = f"autograder-{grader.assignment.id}-{token}"

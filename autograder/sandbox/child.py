@@ -15,6 +15,7 @@ decision, not the sandbox's.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -151,6 +152,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     # Bound to locals before student code runs: replacing the module attributes (or their code
     # objects) later changes nothing in this frame, which keeps its own references.
     send, check, recv, loads = _send, _check, conn.recv_bytes, json.loads
+    copy, first = dataclasses.replace, next
     gettrace, getprofile, unguarded, raw, leave = (
         sys.gettrace,
         sys.getprofile,
@@ -204,8 +206,9 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     module = types.ModuleType("hidden_probes")
     exec(compile(spec["source"], "<hidden tests>", "exec"), module.__dict__)  # noqa: S102
     del spec
+    # Tuples only: a dict here could be found (gc) and given a forged entry. Each probe runs as
+    # a fresh copy holding the body read now, so a body swapped on the shared Probe runs nowhere.
     probes = tuple((p.id, p, p.body, p.body.__code__) for p in module.hidden.probes)
-    table = {pid: (p, body, code) for pid, p, body, code in probes}
     module_items = tuple(module.__dict__.items())
     send(conn, {"event": "loaded"})
     while True:
@@ -213,11 +216,12 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         if req.get("end"):
             break
         pid, nonce = str(req["run"]), str(req["nonce"])
-        probe, body, code = table[pid]
-        result = run_probe(probe, env, int(req["seed"]))
+        probe, body, code = first((p, b, c) for i, p, b, c in probes if i == pid)
+        result = run_probe(copy(probe, body=body), env, int(req["seed"]))
         intact() and check(snap, conn)
         changed = [name for name, value in module_items if module.__dict__.get(name) is not value]
-        if probe.body is not body or body.__code__ is not code or changed:
+        swapped = [i for i, p, b, c in probes if p.body is not b or b.__code__ is not c]
+        if swapped or changed:
             _SEND_RAW(conn, {"event": "tampered", "evidence": ["changed the hidden tests while they ran"]})
             os._exit(0)
         if result["ok"]:

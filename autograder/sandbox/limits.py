@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import resource
 import sys
@@ -88,8 +89,16 @@ def apply(
     return landlock.restrict(
         # Not /dev/shm: what is written there escapes the memory limit and outlives the run.
         [*readable_roots(), *shared_read],
-        [str(box), "/dev/null", *shared_write],
+        [str(box), "/dev/null", *shared_write, *(gpu_device_files() if device == "gpu" else [])],
     )
+
+
+def gpu_device_files() -> list[str]:
+    """What CUDA opens for writing at ``cuInit``: the NVIDIA device files (control, one per
+    GPU, unified memory) and this process's own ``/proc/<pid>`` entries. Without them under
+    Landlock, cuInit fails (CUDA_ERROR_OPERATING_SYSTEM, seen on an H100) and JAX finds no GPU.
+    Nothing else in /proc: another process's entries stay out of reach."""
+    return [*sorted(glob.glob("/dev/nvidia*")), f"/proc/{os.getpid()}"]
 
 
 _GRADER_UID = os.getuid()  # read in the zygote, before any sandbox changed its user

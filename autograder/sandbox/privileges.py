@@ -170,8 +170,18 @@ def _private_view(libc: _Libc, needed: list[Path], hidden: list[Path]) -> None:
     """Cover each folder of ``hidden``, and each folder others cannot enter on the way to a
     ``needed`` path, with an empty tmpfs; bind every ``needed`` path back at its own name."""
     libc.call("mount", None, b"/", None, MS_REC | MS_PRIVATE, None)
-    needed = [p.resolve() for p in needed if os.path.exists(p)]
     cover = {p.resolve() for p in hidden if os.path.isdir(p)}
+    # A needed path reached through a symlink inside a covered folder (a project's `.venv`
+    # linked to a shared environment): the link is made again on the tmpfs, so that the names
+    # on sys.path still lead to the folder that is bound back at its real name.
+    links = {
+        q: os.readlink(q)
+        for p in needed
+        if os.path.exists(p)
+        for q in (Path(os.path.abspath(p)), *Path(os.path.abspath(p)).parents)
+        if os.path.islink(q) and any(c == q.parent or c in q.parent.parents for c in cover)
+    }
+    needed = [p.resolve() for p in needed if os.path.exists(p)]
     for p in needed:
         for ancestor in reversed(p.parents):
             if ancestor != Path("/") and not _others_can_enter(ancestor):
@@ -194,6 +204,10 @@ def _private_view(libc: _Libc, needed: list[Path], hidden: list[Path]) -> None:
                 os.makedirs(p.parent, mode=0o755, exist_ok=True)
                 p.touch()
             libc.call("mount", f"/proc/self/fd/{fd}".encode(), str(p).encode(), None, MS_BIND | MS_REC, None)
+        for link, target in sorted(links.items(), key=lambda kv: len(kv[0].parts)):
+            if not os.path.lexists(link):
+                os.makedirs(link.parent, mode=0o755, exist_ok=True)
+                os.symlink(target, link)
     finally:
         for _, fd in inside:
             os.close(fd)

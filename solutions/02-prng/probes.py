@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from autograder.probing import PlainArray, ProbeSet, describe_value, python_loops, source_of
+from autograder.probing import PlainArray, ProbeSet, describe_value, primitives, python_loops, source_of
 
 hidden = ProbeSet("02-prng")
 
@@ -62,6 +62,55 @@ def _judge(check):
 def _no_loops(out, ref):
     loops = python_loops(out["source"])
     return f"uses {loops[0]}; vectorise it (rule 4: no Python loops)" if loops else None
+
+
+# q8, q9: "not a Python loop" is judged on what runs. The function is traced at two batch sizes
+# and the random draws in the traced program, nested jaxprs included, are counted: under vmap
+# the count does not depend on the batch; a `for`, a comprehension, `map` or recursion repeats
+# the draw once per row. Only the keys are traced arguments (every other input is concrete and
+# closed over), and they must be: iterating a concrete typed key array inside a trace fails.
+DRAW_PRIMITIVES = frozenset({"random_bits", "random_split", "random_fold_in", "threefry2x32"})
+BATCHES = (2, 7)
+
+
+def _draws(call, keys):
+    return sum(name in DRAW_PRIMITIVES for name in primitives(call, keys))
+
+
+def _draw_counts(fn, small, large):
+    """``{"draws": [n_small, n_large]}`` for the batches ``small`` and ``large``, each a pair
+    ``(call, keys)`` where ``call(keys)`` calls ``fn``. Where ``fn`` cannot be traced at all (it
+    turns a traced value into NumPy, say): ``{"untraced": why, "loops": [...]}``, and the source
+    decides, so an answer that is right when run is never failed for being untraceable."""
+    try:
+        return {"draws": [_draws(*small), _draws(*large)]}
+    except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
+        return {"untraced": type(e).__name__, "loops": python_loops(source_of(fn))}
+
+
+@_judge
+def _draws_fixed(out, ref):
+    if "untraced" in out:
+        loops = out.get("loops")
+        if isinstance(loops, list) and loops:
+            return (
+                f"jax.make_jaxpr cannot trace it ({out['untraced']}) and it uses {loops[0]}; "
+                "use jax.vmap (rule 4: no Python loops)"
+            )
+        return None
+    draws = out.get("draws")
+    if not (isinstance(draws, list) and len(draws) == 2 and all(isinstance(n, int) for n in draws)):
+        return "could not count the random draws of the traced program"
+    small, large = draws
+    if small == 0:
+        return "the traced program makes no random draw; is the function body filled in?"
+    if large > small:
+        return (
+            f"{small} random draws at batch {BATCHES[0]} but {large} at batch {BATCHES[1]}: a "
+            "draw per row is a Python loop (for, comprehension, map or recursion); use jax.vmap "
+            "(rule 4)"
+        )
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -707,10 +756,15 @@ def under_jit(sub, rng):
 # q8: batched_normal
 
 
-@hidden.probe("q8", "batched_normal", judge=_no_loops, gate=True, source=True)
-def no_loops_in_batched_normal(sub, rng):
-    """has no Python loop"""
-    return {"source": source_of(sub.batched_normal)}
+@hidden.probe("q8", "batched_normal", judge=_draws_fixed, gate=True)
+def draws_do_not_grow_with_batch(sub, rng):
+    """its traced random draws do not grow with the batch (vmap, no Python loop)"""
+    key, (small, large) = _key(rng), BATCHES
+    return _draw_counts(
+        sub.batched_normal,
+        (lambda k: sub.batched_normal(k, small, (3,)), key),
+        (lambda k: sub.batched_normal(k, large, (3,)), key),
+    )
 
 
 @hidden.probe("q8", "batched_normal", **NORMAL_TOL)
@@ -743,3 +797,107 @@ def _rows_differ(out, ref):
 def rows_differ(sub, rng):
     """rows differ from each other (one key per row)"""
     return {"x": sub.batched_normal(_key(rng), 4, (8,))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q9: noisy_copies
+
+
+def _noisy_input(rng, shape):
+    return jnp.asarray(rng.standard_normal(shape), jnp.float32)
+
+
+@hidden.probe("q9", "noisy_copies", judge=_draws_fixed, gate=True)
+def noisy_draws_do_not_grow_with_batch(sub, rng):
+    """its traced random draws do not grow with the number of keys (vmap, no Python loop)"""
+    keys = jax.random.split(_key(rng), max(BATCHES))
+    x = _noisy_input(rng, (3,))
+
+    def call(k):
+        return sub.noisy_copies(k, x, 0.5)
+
+    return _draw_counts(sub.noisy_copies, (call, keys[: BATCHES[0]]), (call, keys[: BATCHES[1]]))
+
+
+@hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
+def typed_keys_rows(sub, rng):
+    """5 typed keys, x (3, 4): row i is x + sigma * normal(keys[i], x.shape)"""
+    keys = jax.random.split(_key(rng), 5)
+    return {"out": sub.noisy_copies(keys, _noisy_input(rng, (3, 4)), 0.5)}
+
+
+@hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
+def legacy_keys_rows(sub, rng):
+    """4 legacy PRNGKey keys stacked as (4, 2), x (6,)"""
+    keys = jax.random.split(_legacy_key(rng), 4)
+    return {"out": sub.noisy_copies(keys, _noisy_input(rng, (6,)), 2.0)}
+
+
+@hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
+def scalar_x(sub, rng):
+    """a 0-d x gives an array of shape (k,)"""
+    keys = jax.random.split(_key(rng), 6)
+    return {"out": sub.noisy_copies(keys, _noisy_input(rng, ()), 0.1)}
+
+
+@hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
+def x_as_long_as_keys(sub, rng):
+    """x (3, 5) with 3 keys: x is shared by every row, not mapped over"""
+    keys = jax.random.split(_key(rng), 3)
+    return {"out": sub.noisy_copies(keys, _noisy_input(rng, (3, 5)), 1.5)}
+
+
+@_judge
+def _shapes_float32(out, ref):
+    for name in ("vector", "scalar", "cube"):
+        got = _array(out, f"{name}.out", "the output")
+        want = (out[f"{name}.k"], *out[f"{name}.shape"])
+        if got.shape != want:
+            return (
+                f"for {want[0]} keys and x of shape {tuple(want[1:])} returned shape "
+                f"{got.shape}, expected {want}"
+            )
+        if got.dtype != np.float32:
+            return f"returned dtype {got.dtype}, expected float32 (x's dtype)"
+    return None
+
+
+@hidden.probe("q9", "noisy_copies", judge=_shapes_float32)
+def shape_and_float32(sub, rng):
+    """shape (k, *x.shape) and dtype float32 for x of 1, 0 and 3 dimensions"""
+    out = {}
+    for name, k, shape in [("vector", 4, (5,)), ("scalar", 3, ()), ("cube", 2, (2, 3, 2))]:
+        keys = jax.random.split(_key(rng), k)
+        x = _noisy_input(rng, shape)
+        out[name] = {"k": k, "shape": list(shape), "out": sub.noisy_copies(keys, x, 0.3)}
+    return out
+
+
+@_judge
+def _noisy_rows_differ(out, ref):
+    got = _array(out, "out", "the output")
+    if got.ndim >= 1 and len(got) > 1 and all(np.array_equal(row, got[0]) for row in got[1:]):
+        return "every row is the same; row i must use its own key, keys[i]"
+    return None
+
+
+@hidden.probe("q9", "noisy_copies", judge=_noisy_rows_differ)
+def noisy_rows_differ(sub, rng):
+    """rows differ from each other (row i uses keys[i])"""
+    keys = jax.random.split(_key(rng), 4)
+    return {"out": sub.noisy_copies(keys, _noisy_input(rng, (8,)), 1.0)}
+
+
+@_judge
+def _sigma_zero(out, ref):
+    got, x = _array(out, "out", "the output"), _array(out, "x", "x")
+    if got.shape != (out["k"], *x.shape) or not np.array_equal(got, np.broadcast_to(x, got.shape)):
+        return "with sigma = 0 every row should be x itself: the noise is sigma * normal"
+    return None
+
+
+@hidden.probe("q9", "noisy_copies", judge=_sigma_zero)
+def sigma_zero_gives_copies(sub, rng):
+    """with sigma = 0 every row equals x"""
+    keys, x = jax.random.split(_key(rng), 3), _noisy_input(rng, (2, 4))
+    return {"k": 3, "x": x, "out": sub.noisy_copies(keys, x, 0.0)}

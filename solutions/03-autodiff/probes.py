@@ -15,10 +15,12 @@ import numpy as np
 from autograder.probing import (
     PlainArray,
     ProbeSet,
+    array,
     compare_outputs,
     compare_value,
     describe_value,
     largest_intermediate,
+    primitives,
     source_of,
 )
 
@@ -634,3 +636,242 @@ def matches_vjp_saturated(sub, rng):
 def no_autodiff(sub, rng):
     """calls no JAX autodiff transformation"""
     return {"api": _jax_api_used(sub.mlp_vjp)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q9: clip_gradient(x, lo, hi): x forward, the cotangent of x clipped to [lo, hi] backward.
+
+
+def _bounds(rng):
+    """Asymmetric bounds ``lo < 0 < hi`` (Python floats), so that [-hi, hi] is not [lo, hi]."""
+    lo = -float(rng.uniform(0.3, 1.5))
+    hi = float(rng.uniform(0.2, 1.2))
+    while abs(lo + hi) < 0.1:  # keep -hi visibly away from lo
+        hi = float(rng.uniform(0.2, 1.2))
+    return lo, hi
+
+
+def _identity_judge(out, ref):
+    """Every array output equals the reference's (x itself) exactly: same shape, dtype, bits."""
+    for path, want in ref.items():
+        if not isinstance(want, PlainArray):
+            continue
+        got = out.get(path)
+        if not isinstance(got, PlainArray) or got.value.shape != want.value.shape:
+            return f"`{path}` is {describe_value(got)}, expected {describe_value(want)}"
+        if got.value.dtype != want.value.dtype:
+            return f"`{path}` has dtype {got.value.dtype}, expected {want.value.dtype}, the dtype of x"
+        if not np.array_equal(got.value, want.value):
+            if np.array_equal(got.value, np.clip(want.value, ref["lo"], ref["hi"])):
+                return (
+                    "the forward value is x clipped to [lo, hi]; it must be x itself: clip only "
+                    "the cotangent, in the backward rule"
+                )
+            return "the forward value differs from x; it must be x itself, bit for bit"
+    return None
+
+
+@hidden.probe("q9", "clip_gradient", judge=_identity_judge)
+def forward_is_x(sub, rng):
+    """forward values on a random x (3, 4, 5) spread well beyond [lo, hi], and on a scalar x"""
+    lo, hi = _bounds(rng)
+    x, x0 = _f32(rng, (3, 4, 5), scale=3.0), _f32(rng, (), scale=3.0)
+    return {"y": sub.clip_gradient(x, lo, hi), "y0": sub.clip_gradient(x0, lo, hi), "lo": lo, "hi": hi}
+
+
+@hidden.probe("q9", "clip_gradient", judge=_identity_judge)
+def forward_under_jit_and_vmap(sub, rng):
+    """forward values under jax.jit (lo, hi static) and under jax.vmap, on a random x (6, 7)"""
+    lo, hi = _bounds(rng)
+    x = _f32(rng, (6, 7), scale=3.0)
+    return {
+        "jit": jax.jit(sub.clip_gradient, static_argnums=(1, 2))(x, lo, hi),
+        "vmap": jax.vmap(lambda row: sub.clip_gradient(row, lo, hi))(x),
+        "lo": lo,
+        "hi": hi,
+    }
+
+
+def _cotangent_judge(out, ref):
+    """The clipped cotangent, with the common wrong answers named."""
+    got, want = out.get("x_bar"), ref.get("x_bar")
+    problem = compare_value(got, want)
+    if problem is None:
+        return None
+    if isinstance(got, PlainArray) and isinstance(want, PlainArray) and got.value.shape == want.value.shape:
+        g, ct = got.value, array(ref, "ct")
+        lo, hi = ref["lo"], ref["hi"]
+        if np.array_equal(g, ct):
+            return "the cotangent came back unclipped; clip it to [lo, hi] in the backward rule"
+        if np.allclose(g, np.clip(ct, -hi, hi)):
+            return "the cotangent is clipped to [-hi, hi]; clip it to [lo, hi], lo is the lower bound"
+        if np.allclose(g, np.clip(array(ref, "x"), lo, hi)):
+            return "returned x clipped to [lo, hi]; the backward rule clips the cotangent g, not x"
+        if g.size and not np.any(g):
+            return "the cotangent of x is zero everywhere; clipping keeps every entry inside [lo, hi]"
+    return f"the cotangent of x {problem}"
+
+
+@hidden.probe("q9", "clip_gradient", judge=_cotangent_judge)
+def vjp_clips_the_cotangent(sub, rng):
+    """jax.vjp at a random x (24,) with a random cotangent (24,) that straddles both bounds"""
+    lo, hi = _bounds(rng)
+    x, ct = _f32(rng, 24, scale=0.5), _f32(rng, 24, scale=2.0)
+    _, pullback = jax.vjp(lambda x: sub.clip_gradient(x, lo, hi), x)
+    return {"x_bar": pullback(ct)[0], "ct": ct, "x": x, "lo": lo, "hi": hi}
+
+
+def _gradient_judge_q9(out, ref):
+    return _close(out, ref, "dx", what="the gradient")
+
+
+@hidden.probe("q9", "clip_gradient", judge=_gradient_judge_q9)
+def grad_inside_a_larger_function(sub, rng):
+    """jax.grad of sum(w * sin(clip_gradient(a * x ** 2, lo, hi))) at a random x (4, 5)"""
+    lo, hi = _bounds(rng)
+    x, a, w = _f32(rng, (4, 5)), _f32(rng, (4, 5)), _f32(rng, (4, 5), scale=3.0)
+
+    def loss(x):
+        return jnp.sum(w * jnp.sin(sub.clip_gradient(a * x**2, lo, hi)))
+
+    return {"dx": jax.grad(loss)(x)}
+
+
+@hidden.probe("q9", "clip_gradient", judge=_gradient_judge_q9)
+def grad_under_jit(sub, rng):
+    """jax.jit of jax.grad of sum(clip_gradient(x, lo, hi) * w) at random x, w (16,)"""
+    lo, hi = _bounds(rng)
+    x, w = _f32(rng, 16), _f32(rng, 16, scale=2.0)
+    grad = jax.jit(jax.grad(lambda x, w: jnp.sum(sub.clip_gradient(x, lo, hi) * w)))
+    return {"dx": grad(x, w)}
+
+
+@hidden.probe("q9", "clip_gradient", judge=_gradient_judge_q9)
+def grad_under_vmap(sub, rng):
+    """jax.vmap over 5 rows of jax.grad of sum(clip_gradient(x, lo, hi) * w), x, w (5, 6)"""
+    lo, hi = _bounds(rng)
+    x, w = _f32(rng, (5, 6)), _f32(rng, (5, 6), scale=2.0)
+    return {"dx": jax.vmap(jax.grad(lambda x, w: jnp.sum(sub.clip_gradient(x, lo, hi) * w)))(x, w)}
+
+
+@hidden.probe(
+    "q9",
+    "clip_gradient",
+    judge=lambda out, ref: (
+        _close(out, ref, "dx0", what="the gradient at a scalar x")
+        or _close(out, ref, "dx3", what="the gradient at x (2, 3, 4)")
+    ),
+)
+def grad_any_shape(sub, rng):
+    """jax.grad of clip_gradient(x, lo, hi) * w for a scalar x, and of its sum for x (2, 3, 4)"""
+    lo, hi = _bounds(rng)
+    x0, w0 = _f32(rng, ()), jnp.float32(-3.0 * rng.uniform(1.0, 2.0))  # below both bounds
+    x3, w3 = _f32(rng, (2, 3, 4)), _f32(rng, (2, 3, 4), scale=2.0)
+    return {
+        "dx0": jax.grad(lambda x: sub.clip_gradient(x, lo, hi) * w0)(x0),
+        "dx3": jax.grad(lambda x: jnp.sum(sub.clip_gradient(x, lo, hi) * w3))(x3),
+    }
+
+
+def _custom_vjp_judge(out, ref):
+    if not out.get("custom_vjp"):
+        return (
+            "its jaxpr holds no custom_vjp_call: decorate it with "
+            "@partial(jax.custom_vjp, nondiff_argnums=(1, 2)) and register its rules with "
+            "clip_gradient.defvjp(fwd, bwd)"
+        )
+    return None
+
+
+@hidden.probe("q9", "clip_gradient", gate=True, judge=_custom_vjp_judge)
+def is_custom_vjp(sub, rng):
+    """is a jax.custom_vjp function"""
+    names = primitives(lambda x: sub.clip_gradient(x, -1.0, 1.0), jnp.zeros(3, jnp.float32))
+    return {"custom_vjp": any(name.startswith("custom_vjp") for name in names)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q10: grad_wrt_w_and_b(loss, w, b, x, y) -> (dw, db) from one jax.grad(loss, argnums=(0, 1)).
+
+
+def _run_grad_wrt_w_and_b(sub, rng, model):
+    """Call the student's grad_wrt_w_and_b with a counting loss: ``(outputs, loss calls)``.
+
+    ``model`` is "linear" (w (3, 2), b (2,), x (16, 3), y (16, 2), a tanh regression) or
+    "logistic" (w (5,), a scalar b, x (12, 5), labels y (12,) in {0, 1})."""
+    calls = []
+    if model == "linear":
+        w, b = _f32(rng, (3, 2)), _f32(rng, 2)
+        x, y = _f32(rng, (16, 3)), _f32(rng, (16, 2))
+
+        def loss(w, b, x, y):
+            calls.append(1)
+            return jnp.mean((jnp.tanh(x @ w + b) - y) ** 2)
+
+    else:
+        w, b = _f32(rng, 5), _f32(rng, ())
+        x, y = _f32(rng, (12, 5)), jnp.asarray(rng.integers(0, 2, 12), jnp.float32)
+
+        def loss(w, b, x, y):
+            calls.append(1)
+            z = x @ w + b
+            return jnp.mean(jnp.logaddexp(0.0, z) - y * z)  # binary cross-entropy of sigmoid(z)
+
+    result = sub.grad_wrt_w_and_b(loss, w, b, x, y)
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        if result is None:
+            what = "None (is the function still the stub `...`?)"
+        elif hasattr(result, "shape"):
+            what = f"an array of shape {tuple(result.shape)}"
+        else:
+            length = f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""
+            what = f"a {type(result).__name__}{length}"
+        return {"returned": what}, len(calls)
+    return {"dw": result[0], "db": result[1]}, len(calls)
+
+
+def _pair_judge(out, ref):
+    if "returned" in out:
+        return f"returned {out['returned']}; expected the pair (dw, db): jax.grad with argnums=(0, 1)"
+    shape = {k: v.value.shape if isinstance(v, PlainArray) else None for k, v in out.items()}
+    want = {k: ref[k].value.shape for k in ("dw", "db")}
+    if want["dw"] != want["db"] and shape.get("dw") == want["db"] and shape.get("db") == want["dw"]:
+        return "returned (db, dw); the gradients come in the order of argnums: (0, 1) gives (dw, db)"
+    for name, arg in (("dw", "w"), ("db", "b")):
+        if isinstance(out.get(name), PlainArray) and shape[name] != want[name]:
+            return (
+                f"`{name}` has shape {shape[name]}, expected {want[name]}, the shape of {arg}: "
+                "differentiate with respect to w and b (argnums=(0, 1)), not the data"
+            )
+    return compare_outputs(out, ref)
+
+
+@hidden.probe("q10", "grad_wrt_w_and_b", judge=_pair_judge)
+def linear_model_matches_reference(sub, rng):
+    """on a tanh regression with w (3, 2), b (2,), x (16, 3), y (16, 2)"""
+    outputs, _ = _run_grad_wrt_w_and_b(sub, rng, "linear")
+    return outputs
+
+
+@hidden.probe("q10", "grad_wrt_w_and_b", judge=_pair_judge)
+def scalar_bias_matches_reference(sub, rng):
+    """on a logistic regression with w (5,), a scalar b (), x (12, 5) and labels y (12,)"""
+    outputs, _ = _run_grad_wrt_w_and_b(sub, rng, "logistic")
+    return outputs
+
+
+def _loss_runs_once(out, ref):
+    calls = out.get("calls")
+    if calls != 1:
+        return (
+            f"loss ran {calls} times in one call; one jax.grad(loss, argnums=(0, 1)) gives "
+            "dw and db from a single run"
+        )
+    return None
+
+
+@hidden.probe("q10", "grad_wrt_w_and_b", judge=_loss_runs_once)
+def loss_runs_once(sub, rng):
+    """counts the Python calls of loss during one call"""
+    _, calls = _run_grad_wrt_w_and_b(sub, rng, "linear")
+    return {"calls": calls}

@@ -5,20 +5,18 @@ entries, on an input shape that no earlier call in the process used (`_fresh_sha
 calls made by the notebook or by an earlier probe never pre-warm the cache being counted. Those
 probes return counts only, never the shape, so student and reference runs stay comparable.
 
-Timing probes (q9) measure the same function themselves, before and after the student's
-`benchmark`, and judge the ratio with wide margins (a loaded 2-core machine must not fail a
-correct answer); their judges read only the student's run, never the reference's timings.
+Timing probes (q9) time a simulated device, not XLA, and judge what the student's `benchmark`
+did (which results it waited for, how many calls it made) and bounds a correct answer meets under
+any load; their judges read only the student's run, never the reference's timings.
 """
 
 import ast
 import itertools
-import statistics
 import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 from jax.experimental import checkify
 
 from autograder.probing import (
@@ -28,6 +26,7 @@ from autograder.probing import (
     compare_value,
     count_traces,
     describe_value,
+    forbidden_names,
     primitives,
     raised,
     raises,
@@ -236,6 +235,21 @@ def zero_d_and_empty_under_jit(sub, rng):
 def keeps_int_dtype_without_jit(sub, rng):
     """called directly on an int32 array of shape (2, 5)"""
     return {"flat": sub.flatten(jnp.asarray(rng.integers(-50, 50, (2, 5)), jnp.int32))}
+
+
+def _no_jnp_prod(out, ref):
+    if out["uses"]:
+        return (
+            "computes a size with jnp.prod: under jit that is a tracer, and reshape needs a "
+            "concrete size; do the shape arithmetic in Python (math.prod(x.shape), x.size)"
+        )
+    return None
+
+
+@hidden.probe("q3", "flatten", judge=_no_jnp_prod, gate=True, source=True)
+def no_jnp_prod_of_the_shape(sub, rng):
+    """computes no size with jnp.prod"""
+    return {"uses": forbidden_names(source_of(sub.flatten), {"jnp.prod", "jax.numpy.prod"})}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -577,46 +591,88 @@ def passes_for_positive_entries_and_returns_log(sub, rng):
 
 # ---------------------------------------------------------------------------------------------
 # q9 benchmark: blocks on the result, excludes compilation.
+#
+# Both probes hand `benchmark` a simulated device instead of an XLA program, because two clocks
+# compared on a loaded machine can say anything (a wrong answer once scored full marks under
+# load). `f` returns at once, as a jitted function does under asynchronous dispatch, and its
+# result is ready RUN_SECONDS after the device finished the previous one; its first call can
+# also take COMPILE_SECONDS before returning, as tracing and compiling do. Sleeping can only
+# overshoot, so the judges rest on what the submission did, which load cannot change: which
+# results it waited for, how many calls it made, and bounds that a correct benchmark meets
+# however slow the machine is (at least RUN_SECONDS per call; a timed span inside the call).
 
-#: A 384 x 384 float32 matmul chain: 5 to 50 ms on a 2-core CPU, dispatched asynchronously.
-CHAIN_N, CHAIN_STEPS = 384, 4
-#: Unrolled scalar operations: a few hundred ms to trace and compile, tens of microseconds to run.
-SLOW_COMPILE_OPS = 150
-#: Timing judges allow this factor either way (a loaded machine must not fail a correct answer).
-SLACK = 5.0
-#: How far under first_call / 10 (a mean that counts the compiling call) a correct mean must be.
-COMPILE_MARGIN = 4.0
-
-
-def _matmul_chain():
-    @jax.jit
-    def chain(a):
-        return lax.fori_loop(0, CHAIN_STEPS, lambda i, b: jnp.tanh(b @ a), a)
-
-    return chain
-
-
-def _slow_to_compile():
-    """A new jitted function (an empty cache) whose program is SLOW_COMPILE_OPS operations long."""
-
-    def f(x):
-        for i in range(SLOW_COMPILE_OPS):
-            x = jnp.sin(x) * 1.0001 + i * 1e-3
-        return x
-
-    return jax.jit(f)
+#: Seconds the simulated device takes per call: a correct mean is never below this.
+RUN_SECONDS = 0.03
+#: Seconds the first call of the slow-to-compile function takes before it returns.
+COMPILE_SECONDS = 0.3
+#: Seconds per call of the fast-to-run function once compiled.
+FAST_RUN_SECONDS = 0.001
+REPEATS = 10
 
 
-def _blocked_seconds(f, *args, calls=5):
-    """Median seconds per call of a warm ``f``, each result waited for; the first call also
-    drains whatever an earlier benchmark left queued."""
-    jax.block_until_ready(f(*args))
-    times = []
-    for _ in range(calls):
-        began = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        times.append(time.perf_counter() - began)
-    return statistics.median(times)
+def _sleep_until(deadline):
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(left)
+
+
+class _Device:
+    """A function on a simulated device: each call queues one run of ``run`` seconds and returns
+    a :class:`_Result` at once; the first call first spends ``compile`` seconds, synchronously.
+    Records how many calls were made and which results were waited for."""
+
+    def __init__(self, run, compile=0.0):
+        self.run, self.compile = run, compile
+        self.free_at = 0.0
+        self.calls = 0
+        self.waited = set()
+
+    def __call__(self, *args, **kwargs):
+        index, self.calls = self.calls, self.calls + 1
+        if index == 0 and self.compile:
+            _sleep_until(time.monotonic() + self.compile)
+        self.free_at = max(time.monotonic(), self.free_at) + self.run
+        return _Result(self, index, self.free_at)
+
+
+class _Result:
+    """What a call returns: like a JAX array, reading it (``block_until_ready``, NumPy, an
+    attribute, printing) waits until the device has computed it."""
+
+    __slots__ = ("_device", "_index", "_ready_at")
+
+    def __init__(self, device, index, ready_at):
+        self._device, self._index, self._ready_at = device, index, ready_at
+
+    def block_until_ready(self):
+        _sleep_until(self._ready_at)
+        self._device.waited.add(self._index)
+        return self
+
+    def is_ready(self):
+        return time.monotonic() >= self._ready_at
+
+    def _value(self):
+        self.block_until_ready()
+        return np.zeros((), np.float32)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value() if dtype is None else self._value().astype(dtype)
+
+    def __float__(self):
+        return float(self._value())
+
+    def __repr__(self):
+        return repr(self._value())
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        return self._value()[index]
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # a protocol lookup, not a read of the value
+            raise AttributeError(name)
+        return getattr(self._value(), name)
 
 
 def _seconds(value):
@@ -635,19 +691,22 @@ def _per_call_when_blocked(out, ref):
     t = _seconds(out.get("seconds"))
     if t is None:
         return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
-    low = min(out["blocked"])
-    if t < low / SLACK:
+    run, repeats = out["run"], out["repeats"]
+    # A benchmark that waits for its results spends at least `run` per call between reading the
+    # clock twice, however loaded the machine; one that never waited for a timed result (after
+    # the warm-up's) measured the dispatch, whatever the clock says.
+    if out["waited_after_first"] == 0 or t < run / 2:
         return (
-            f"reported {_ms(t)} per call for a function whose calls take about {_ms(low)} to "
-            "finish: it timed the asynchronous dispatch; wait with jax.block_until_ready "
-            "before reading the clock"
+            f"reported {_ms(t)} per call for a function whose results arrive {_ms(run)} after "
+            "each call returns: it timed the asynchronous dispatch; wait with "
+            "jax.block_until_ready before reading the clock"
         )
     # The timed loop runs inside the one benchmark() call, so seconds per call times `repeats`
     # cannot exceed that call's own duration, however loaded the machine is; a total instead
     # of a mean exceeds it about `repeats` times over.
-    if t * out["repeats"] > 2 * out["call"]:
+    if t * repeats > 1.5 * out["call"]:
         return (
-            f"reported {_ms(t)} per call, but the whole call with repeats={out['repeats']} took "
+            f"reported {_ms(t)} per call, but the whole call with repeats={repeats} took "
             f"{_ms(out['call'])}: return seconds per call (divide by repeats)"
         )
     return None
@@ -655,45 +714,341 @@ def _per_call_when_blocked(out, ref):
 
 @hidden.probe("q9", "benchmark", judge=_per_call_when_blocked, weight=2)
 def waits_for_the_result(sub, rng):
-    """on a jitted function whose run takes milliseconds while its dispatch returns at once"""
-    a = _f32(rng, (CHAIN_N, CHAIN_N), 1.0 / CHAIN_N)
-    chain = _matmul_chain()
-    before = _blocked_seconds(chain, a)
-    repeats = 10
+    """on a jitted-like function whose result arrives milliseconds after its call returns"""
+    device = _Device(RUN_SECONDS)
+    x = _f32(rng, (8,))
     began = time.perf_counter()
-    seconds = sub.benchmark(chain, a, repeats=repeats)
+    seconds = sub.benchmark(device, x, repeats=REPEATS)
     call = time.perf_counter() - began
-    after = _blocked_seconds(chain, a)
-    return {"seconds": seconds, "blocked": [before, after], "call": call, "repeats": repeats}
+    return {
+        "seconds": seconds,
+        "waited_after_first": len(device.waited - {0}),
+        "call": call,
+        "run": RUN_SECONDS,
+        "repeats": REPEATS,
+    }
 
 
 def _excludes_compile(out, ref):
     t = _seconds(out.get("seconds"))
     if t is None:
         return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
-    first, run = out["first_call"], out["run"]
-    # A mean of 10 calls that counts the first one is about first / 10 (~5 ms here). A correct
-    # mean is about `run` (~15 us) plus whatever stalls the machine adds to its ten calls: one
-    # lost scheduler time slice (~10 ms) adds ~1 ms, far more than `run` itself, so the line
-    # must not be scaled by `run` (it once sat at 0.2 ms, and a busy machine failed correct
-    # answers). It sits a factor of 4 under first / 10 and tolerates a 10 ms stall.
-    threshold = max(first / (10 * COMPILE_MARGIN), run * SLACK)
-    if t > threshold:
+    compile_, repeats = out["compile"], out["repeats"]
+    # Only `repeats` calls in all: the first timed one compiled. Else a correct timed span starts
+    # after the compiling call returned, so it is shorter than the whole benchmark() call by at
+    # least `compile_`, however loaded the machine; one that counts the compiling call is not.
+    if out["calls"] <= repeats or t * repeats > out["call"] - compile_ / 2:
         return (
-            f"reported {_ms(t)} per call for a function that runs in about {_ms(run)} but "
-            f"takes {_ms(first)} to trace and compile on its first call: the timing includes "
-            "compilation; call f once, untimed, before starting the clock"
+            f"reported {_ms(t)} per call for a function that takes {_ms(compile_)} to trace and "
+            f"compile on its first call and about {_ms(out['run'])} afterwards: the timing "
+            "includes compilation; call f once, untimed, before starting the clock"
         )
     return None
 
 
 @hidden.probe("q9", "benchmark", judge=_excludes_compile, weight=2)
 def excludes_compilation(sub, rng):
-    """on a new jitted function that is slow to compile and fast to run"""
-    x = jnp.float32(rng.uniform(0.5, 1.5))
-    seconds = sub.benchmark(_slow_to_compile(), x, repeats=10)
-    g = _slow_to_compile()
+    """on a new jitted-like function that is slow to compile and fast to run"""
+    device = _Device(FAST_RUN_SECONDS, compile=COMPILE_SECONDS)
+    x = _f32(rng, (8,))
     began = time.perf_counter()
-    jax.block_until_ready(g(x))
-    first = time.perf_counter() - began
-    return {"seconds": seconds, "first_call": first, "run": _blocked_seconds(g, x)}
+    seconds = sub.benchmark(device, x, repeats=REPEATS)
+    call = time.perf_counter() - began
+    return {
+        "seconds": seconds,
+        "calls": device.calls,
+        "call": call,
+        "compile": COMPILE_SECONDS,
+        "run": FAST_RUN_SECONDS,
+        "repeats": REPEATS,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# q10 rnn: lax.scan over time, a jaxpr that does not grow with T.
+
+
+def _rnn_inputs(rng, T, d_in=3, h=5):
+    params = {
+        "Wx": _f32(rng, (d_in, h), 1.0 / np.sqrt(d_in)),
+        "Wh": _f32(rng, (h, h), 0.8 / np.sqrt(h)),  # not symmetric: Wh @ h differs from h @ Wh
+        "b": _f32(rng, (h,), 0.5),
+    }
+    return params, _f32(rng, (T, d_in)), _f32(rng, (h,), 0.5)
+
+
+def _rnn_outputs(result):
+    h_last, hs = result
+    return {"h_last": h_last, "hs": hs}
+
+
+@hidden.probe("q10", "rnn", weight=2)
+def matches_reference_on_a_sequence(sub, rng):
+    """on random params (d_in 3, h 5), a (9, 3) float32 sequence and a random h0"""
+    params, xs, h0 = _rnn_inputs(rng, 9)
+    return _rnn_outputs(sub.rnn(params, xs, h0))
+
+
+@hidden.probe("q10", "rnn")
+def rnn_under_jit(sub, rng):
+    """under jax.jit on random params (d_in 4, h 2) and a (6, 4) float32 sequence"""
+    params, xs, h0 = _rnn_inputs(rng, 6, d_in=4, h=2)
+    return _rnn_outputs(jax.jit(sub.rnn)(params, xs, h0))
+
+
+@hidden.probe("q10", "rnn")
+def one_step_sequence(sub, rng):
+    """on a sequence of length 1 (T = 1)"""
+    params, xs, h0 = _rnn_inputs(rng, 1)
+    return _rnn_outputs(sub.rnn(params, xs, h0))
+
+
+def _one_scan(out, ref):
+    if out["traced_error"]:
+        return f"raises {out['traced_error']} when traced with jax.make_jaxpr; use lax.scan over xs"
+    if out["ops_4"] != out["ops_16"]:
+        return (
+            f"its jaxpr grows with the sequence length ({out['ops_4']} operations for T = 4, "
+            f"{out['ops_16']} for T = 16): the loop is unrolled; use lax.scan"
+        )
+    if not out["has_scan"]:
+        return "its jaxpr holds no scan: use lax.scan for the loop over time"
+    return None
+
+
+@hidden.probe("q10", "rnn", judge=_one_scan, gate=True)
+def jaxpr_holds_a_scan(sub, rng):
+    """its jaxpr for sequences of length 4 and 16"""
+    params, _, h0 = _rnn_inputs(rng, 1)
+
+    def run(xs):
+        return sub.rnn(params, xs, h0)
+
+    short, long = jnp.zeros((4, 3), jnp.float32), jnp.zeros((16, 3), jnp.float32)
+    error = raised(jax.make_jaxpr(run), short) or raised(jax.make_jaxpr(run), long)
+    ops_4 = [] if error else primitives(run, short)
+    ops_16 = [] if error else primitives(run, long)
+    return {"traced_error": error, "ops_4": len(ops_4), "ops_16": len(ops_16), "has_scan": "scan" in ops_4}
+
+
+# ---------------------------------------------------------------------------------------------
+# q11 lr_schedule: warm-up then cosine, step traced, one trace for every step.
+
+
+def _schedule_settings(rng):
+    """``(base_lr, warmup, total)``: Python numbers, as the schedule takes them."""
+    warmup = int(rng.integers(3, 10))
+    return float(rng.uniform(0.05, 1.0)), warmup, warmup + int(rng.integers(8, 30))
+
+
+@hidden.probe("q11", "lr_schedule", weight=2)
+def boundaries_under_jit(sub, rng):
+    """under jax.jit with step traced, at the steps around warmup and total, and far past total"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    f = jax.jit(lambda step: sub.lr_schedule(step, base_lr, warmup, total))
+    steps = {
+        "step 0": 0,
+        "step warmup - 1": warmup - 1,
+        "step warmup": warmup,
+        "step warmup + 1": warmup + 1,
+        "step total - 1": total - 1,
+        "step total": total,
+        "step total + 1": total + 1,
+        "a step far past total": total + 1000,
+    }
+    return {name: f(jnp.int32(step)) for name, step in steps.items()}
+
+
+@hidden.probe("q11", "lr_schedule", weight=2)
+def every_step_under_vmap(sub, rng):
+    """under jax.vmap over every step from 0 to a few past total"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    steps = jnp.arange(total + 5, dtype=jnp.int32)
+    return {"lr": jax.vmap(lambda step: sub.lr_schedule(step, base_lr, warmup, total))(steps)}
+
+
+@hidden.probe("q11", "lr_schedule")
+def matches_reference_called_directly(sub, rng):
+    """called directly on five int32 steps, in the warm-up, the decay and past total"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    steps = [0, int(rng.integers(1, warmup)), int(rng.integers(warmup, total)), total - 1, total + 3]
+    return {"lr": [sub.lr_schedule(jnp.int32(step), base_lr, warmup, total) for step in steps]}
+
+
+def _no_retrace(out, ref):
+    if out["later_traces"]:
+        return (
+            f"traced {out['later_traces']} more time(s) for later steps of one schedule: step "
+            "must stay traced (not static), so that one compiled program serves every step"
+        )
+    values = {k: v for k, v in out.items() if k != "later_traces"}
+    return compare_outputs(values, {k: v for k, v in ref.items() if k != "later_traces"})
+
+
+@hidden.probe("q11", "lr_schedule", judge=_no_retrace)
+def traces_once_for_every_step(sub, rng):
+    """jax.jit(lr_schedule, static_argnums=(1, 2, 3)) called on every step of one schedule"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    f = jax.jit(sub.lr_schedule, static_argnums=(1, 2, 3))
+    first = f(jnp.int32(0), base_lr, warmup, total)
+    later = []
+    n = count_traces(
+        lambda: later.extend(f(jnp.int32(step), base_lr, warmup, total) for step in range(1, total + 3))
+    )
+    return {"later_traces": n, "lr": [first, *later]}
+
+
+def _traces_with_step_traced(out, ref):
+    if out["traced_error"]:
+        return (
+            f"raises {out['traced_error']} when step is traced: a Python `if` (or int(), float()) "
+            "on step needs its value; choose with jnp.where, lax.cond or lax.switch"
+        )
+    return None
+
+
+@hidden.probe("q11", "lr_schedule", judge=_traces_with_step_traced, gate=True)
+def works_with_step_traced(sub, rng):
+    """traced with step an int32 tracer"""
+    base_lr, warmup, total = _schedule_settings(rng)
+    run = jax.make_jaxpr(lambda step: sub.lr_schedule(step, base_lr, warmup, total))
+    return {"traced_error": raised(run, jnp.int32(warmup))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q12 Affine and sgd_update: a registered pytree, and an update through jax.tree.map.
+#
+# Bodies return what a judge can read of an object that should be an Affine (its type's name
+# and its fields), never the object: probe outputs are plain data.
+
+
+def _affine(sub, rng, d_in=3, d_out=2):
+    return sub.Affine(w=_f32(rng, (d_in, d_out)), b=_f32(rng, (d_out,)))
+
+
+def _affine_parts(obj):
+    return {"type": type(obj).__name__, "w": getattr(obj, "w", None), "b": getattr(obj, "b", None)}
+
+
+def _try_affine(thunk):
+    try:
+        obj = thunk()
+    except Exception as e:  # noqa: BLE001 - judged: an unregistered class makes JAX raise
+        return {"error": type(e).__name__}
+    return _affine_parts(obj)
+
+
+def _gives_an_affine(what):
+    def judge(out, ref):
+        if out.get("error"):
+            return (
+                f"{what} raised {out['error']} on Affine inputs: is Affine registered as a pytree "
+                "(jax.tree_util.register_dataclass)?"
+            )
+        if out.get("type") != "Affine":
+            return f"{what} gave back a {out.get('type')}, expected an Affine"
+        for field in ("w", "b"):
+            problem = compare_value(out.get(field), ref[field])
+            if problem:
+                return f"its field {field} {problem}"
+        return None
+
+    return judge
+
+
+def _leaves_w_then_b(out, ref):
+    n = out["n_leaves"]
+    if n == 1 and not out["rebuilt_w_then_b"]:
+        return (
+            "jax.tree.leaves(p) is [p], the object itself: Affine is not registered as a pytree, "
+            "so JAX sees one opaque leaf"
+        )
+    if n != 2:
+        return f"jax.tree.leaves(p) has {n} leaves, expected 2: [p.w, p.b]"
+    if not out["w_then_b"]:
+        return "jax.tree.leaves(p) is not [p.w, p.b]: the leaves must be w, then b"
+    if not out["rebuilt_w_then_b"]:
+        return "jax.tree.unflatten of an Affine's structure with leaves [w, b] does not give Affine(w=w, b=b)"
+    return None
+
+
+@hidden.probe("q12", "Affine", judge=_leaves_w_then_b)
+def leaves_are_w_then_b(sub, rng):
+    """jax.tree.leaves of an Affine (3, 2), and jax.tree.unflatten of its structure"""
+    p = _affine(sub, rng)
+    leaves = jax.tree.leaves(p)
+    w, b = _f32(rng, (3, 2)), _f32(rng, (2,))
+    try:
+        rebuilt = jax.tree.unflatten(jax.tree.structure(p), [w, b])
+        rebuilt_w_then_b = getattr(rebuilt, "w", None) is w and getattr(rebuilt, "b", None) is b
+    except Exception:  # noqa: BLE001 - an unregistered class has one leaf, not two
+        rebuilt_w_then_b = False
+    return {
+        "n_leaves": len(leaves),
+        "w_then_b": len(leaves) == 2 and leaves[0] is p.w and leaves[1] is p.b,
+        "rebuilt_w_then_b": rebuilt_w_then_b,
+    }
+
+
+@hidden.probe("q12", "Affine", judge=_gives_an_affine("jax.jit of a jax.tree.map"))
+def jit_and_tree_map_give_an_affine(sub, rng):
+    """jax.jit of a function that doubles every leaf of an Affine (3, 2) with jax.tree.map"""
+    p = _affine(sub, rng)
+    return _try_affine(lambda: jax.jit(lambda p: jax.tree.map(lambda a: 2 * a, p))(p))
+
+
+@hidden.probe("q12", "Affine", judge=_gives_an_affine("jax.grad"))
+def grad_gives_an_affine(sub, rng):
+    """jax.grad of a mean squared error with respect to an Affine (3, 2), on a batch of 8"""
+    p = _affine(sub, rng)
+    x, y = _f32(rng, (8, 3)), _f32(rng, (8, 2))
+    return _try_affine(lambda: jax.grad(lambda p: jnp.mean((x @ p.w + p.b - y) ** 2))(p))
+
+
+@hidden.probe("q12", "sgd_update", judge=_gives_an_affine("sgd_update"))
+def sgd_update_matches_reference(sub, rng):
+    """on Affine (4, 3) params and gradients with a float lr"""
+    params, grads = _affine(sub, rng, 4, 3), _affine(sub, rng, 4, 3)
+    lr = float(rng.uniform(0.01, 0.5))
+    return _try_affine(lambda: sub.sgd_update(params, grads, lr))
+
+
+@hidden.probe("q12", "sgd_update", judge=_gives_an_affine("jax.jit(sgd_update)"))
+def sgd_update_under_jit(sub, rng):
+    """under jax.jit, lr traced, on Affine (2, 5) params and gradients"""
+    params, grads = _affine(sub, rng, 2, 5), _affine(sub, rng, 2, 5)
+    lr = float(rng.uniform(0.01, 0.5))
+    return _try_affine(lambda: jax.jit(sub.sgd_update)(params, grads, lr))
+
+
+def _updates_every_layer(out, ref):
+    if out.get("error"):
+        return (
+            f"raised {out['error']} on a list of Affine layers: jax.tree.map handles any pytree "
+            "of parameters, so sgd_update should work unchanged"
+        )
+    if out.get("type") != "list":
+        return f"gave back a {out.get('type')} for a list of Affine layers, expected a list"
+    problem = _gives_an_affine("sgd_update")
+    for i in range(2):
+        layer = {k.split(".", 2)[2]: v for k, v in out.items() if k.startswith(f"layers.{i}.")}
+        want = {k.split(".", 2)[2]: v for k, v in ref.items() if k.startswith(f"layers.{i}.")}
+        found = problem(layer, want) if layer else "gave back fewer layers than it was given"
+        if found:
+            return f"layer {i}: {found}"
+    return None
+
+
+@hidden.probe("q12", "sgd_update", judge=_updates_every_layer)
+def sgd_update_on_a_list_of_layers(sub, rng):
+    """on a list of two Affine layers, (3, 4) and (4, 2), and their gradients"""
+    params = [_affine(sub, rng, 3, 4), _affine(sub, rng, 4, 2)]
+    grads = [_affine(sub, rng, 3, 4), _affine(sub, rng, 4, 2)]
+    lr = float(rng.uniform(0.01, 0.5))
+    try:
+        new = sub.sgd_update(params, grads, lr)
+    except Exception as e:  # noqa: BLE001 - judged: an update written for one Affine raises here
+        return {"error": type(e).__name__}
+    if not isinstance(new, (list, tuple)):
+        return {"type": type(new).__name__}
+    return {"type": type(new).__name__, "layers": [_affine_parts(layer) for layer in new]}

@@ -1,10 +1,10 @@
 """Hidden tests of 05-pmap: data-parallel training of the linear model w * x + b.
 
-The data-parallel probes (q4-q7) run on ``n = jax.local_device_count()`` devices, and q4/q6 also
-on exactly 2 when there are at least 2. On one device several mistakes give the right numbers
-(no ``pmean``, a per-device clipping norm, a plain ``jit``), which is why the grader always runs
-this assignment with 8 virtual CPU devices (course.yml: ``devices``). Every probe passes for the
-reference on any device count from 1 to 8.
+The data-parallel probes (q4-q7, q9) run on ``n = jax.local_device_count()`` devices, and q4/q6/q9
+also on exactly 2 when there are at least 2. On one device several mistakes give the right numbers
+(no ``pmean``, a per-device clipping norm, a plain ``jit``, ``pmean`` for ``psum``), which is why the
+grader always runs this assignment with 8 virtual CPU devices (course.yml: ``devices``). Every probe
+passes for the reference on any device count from 1 to 8.
 
 JAX is imported inside the probe bodies, never at module level: the device count is fixed when
 JAX is imported, and the grader imports this file in processes that must not start JAX.
@@ -17,7 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from autograder.probing import PlainArray, ProbeSet, array, compare_outputs, describe_value, raises
+from autograder.probing import (
+    PlainArray,
+    ProbeSet,
+    array,
+    compare_outputs,
+    describe_value,
+    primitives,
+    raises,
+)
 
 hidden = ProbeSet("05-pmap")
 
@@ -494,3 +502,80 @@ def log_scale_y(sub, rng):
 def labelled_axes(sub, rng):
     """on 20 losses: both axes carry a label"""
     return _figure_facts(sub, rng, 20)
+
+
+# ---------------------------------------------------------------------------------------------
+# q9 global_normalize
+
+
+def _positive_rows(rng: np.random.Generator, n: int, k: int) -> Any:
+    """``(n, k)`` float32, positive, each row on its own scale: every row's sum is different."""
+    import jax.numpy as jnp
+
+    scales = rng.uniform(0.5, 4.0, size=(n, 1))
+    return jnp.asarray(rng.uniform(0.1, 1.0, size=(n, k)) * scales, jnp.float32)
+
+
+def _normalised_globally(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """The reference comparison and the dtype, with a message of its own for a per-device sum."""
+    got, want = out.get("out"), ref["out"]
+    if isinstance(got, PlainArray) and got.value.shape == want.value.shape and got.value.ndim == 2:
+        rows, total = got.value.sum(axis=1), float(got.value.sum())
+        n = got.value.shape[0]
+        if n > 1 and np.allclose(rows, 1.0, rtol=1e-4) and not np.isclose(total, 1.0, rtol=1e-3):
+            return (
+                f"every device's row sums to 1, so the whole array sums to {n}: divide by the sum "
+                'over all devices, lax.psum(jnp.sum(x), "i"), not by each device\'s own sum'
+            )
+        if n > 1 and np.isclose(total, n, rtol=1e-3):
+            return (
+                f"the whole array sums to {n}, not 1: lax.pmean divides the total by the number "
+                "of devices; add the per-device sums with lax.psum"
+            )
+    return _same_dtypes(out, ref)
+
+
+@hidden.probe("q9", "global_normalize", weight=2, judge=_normalised_globally)
+def matches_reference_on_all_devices(sub, rng):
+    """on x of shape (n_devices, 6), one row per device: equals x / x.sum() over everything"""
+    return {"out": sub.global_normalize(_positive_rows(rng, _devices(), 6))}
+
+
+@hidden.probe("q9", "global_normalize", judge=_normalised_globally)
+def matches_reference_on_two_devices(sub, rng):
+    """on x of shape (2, 5), sharded over 2 devices: equals x / x.sum() over everything"""
+    return {"out": sub.global_normalize(_positive_rows(rng, min(2, _devices()), 5))}
+
+
+@hidden.probe("q9", "global_normalize", judge=_normalised_globally)
+def one_entry_per_device(sub, rng):
+    """on x of shape (n_devices, 1), one number per device: equals x / x.sum()"""
+    return {"out": sub.global_normalize(_positive_rows(rng, _devices(), 1))}
+
+
+def _pmapped_with_psum(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    if not out.get("psum"):
+        return (
+            'has no lax.psum: the sum over all devices is a collective, lax.psum(..., "i") inside '
+            'a function pmapped with axis_name="i" (a sum over the whole array outside pmap '
+            "gets the numbers, not the point)"
+        )
+    if out.get("devices", 0) < out.get("n", 1):
+        return (
+            f"the result lives on {out.get('devices', 0)} device(s), not on all {out.get('n')}: "
+            "build global_normalize with jax.pmap"
+        )
+    return None
+
+
+@hidden.probe("q9", "global_normalize", judge=_pmapped_with_psum, gate=True)
+def pmapped_with_psum(sub, rng):
+    """runs on every device and adds over them with lax.psum"""
+    x = _positive_rows(rng, _devices(), 4)
+    result = sub.global_normalize(x)
+    sharding = getattr(result, "sharding", None)
+    return {
+        "psum": any(name.startswith("psum") for name in primitives(sub.global_normalize, x)),
+        "devices": len(sharding.device_set) if sharding is not None else 0,
+        "n": _devices(),
+    }

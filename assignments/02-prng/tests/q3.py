@@ -3,11 +3,12 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q3"
-points = 3
+points = 16
 
 @test_case(points=0, hidden=False)
 def test_init_mlp_shapes(init_mlp, jax, jnp):
     params = init_mlp(jax.random.key(0), [3, 5, 2])
+    assert params is not None, 'init_mlp returned None: fill in its body'
     assert len(params) == 2, f'sizes [3, 5, 2] make 2 layers, got {len(params)}'
     for i, (shape_W, shape_b) in enumerate([((3, 5), (5,)), ((5, 2), (2,))]):
         W, b = (params[i]['W'], params[i]['b'])
@@ -20,5 +21,6 @@ def test_init_mlp_shapes(init_mlp, jax, jnp):
 @test_case(points=0, hidden=False)
 def test_init_mlp_layers_differ(init_mlp, jax, jnp):
     params = init_mlp(jax.random.key(0), [4, 4, 4])
+    assert params is not None, 'init_mlp returned None: fill in its body'
     assert not bool(jnp.array_equal(params[0]['W'], params[1]['W'])), 'two layers of shape (4, 4) got identical W: give each layer its own key'
 

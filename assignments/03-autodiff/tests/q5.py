@@ -14,6 +14,7 @@ def test_value_grad_aux(value_grad_aux):
         return (jnp.sum(pred ** 2), {'pred': pred})
     params, batch = ({'w': jnp.array([1.0, 2.0])}, {'x': jnp.array([3.0, 4.0])})
     out = value_grad_aux(loss_fn, params, batch)
+    assert out is not None, 'value_grad_aux returned None: fill in its body (it is still the stub `...`)'
     assert isinstance(out, tuple) and len(out) == 3, 'return the flat tuple (loss, aux, grads)'
     loss, aux, grads = out
     assert jnp.allclose(loss, 73.0), f'loss: expected 73.0, got {loss}'

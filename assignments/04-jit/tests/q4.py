@@ -3,10 +3,13 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q4"
-points = 2
+points = 4
 
 @test_case(points=0, hidden=False)
 def test_scale_follows_factor(scale):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
     x = jnp.array([1.0, 2.0])
     out = scale(x, 3.0)
     assert out is not None, 'scale returned None; is the body still `...`?'

@@ -3,10 +3,12 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q5"
-points = 3
+points = 6
 
 @test_case(points=0, hidden=False)
 def test_scaled_sum_example(scaled_sum):
+    import jax.numpy as jnp
+    import numpy as np
     out = scaled_sum(jnp.ones(3), 2.0)
     assert out is not None, 'scaled_sum returned None; is the body still `...`?'
     assert jnp.shape(out) == (), f'scaled_sum should return a scalar, got shape {jnp.shape(out)}'

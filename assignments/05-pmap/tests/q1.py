@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q1"
-points = 1
+points = 8
 
 @test_case(points=0, hidden=False)
 def test_shard_contiguous_blocks(shard, jnp, np):

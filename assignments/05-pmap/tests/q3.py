@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q3"
-points = 1
+points = 6
 
 @test_case(points=0, hidden=False)
 def test_mse_loss_values(mse_loss, jnp, np):

@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q4"
-points = 2
+points = 16
 
 @test_case(points=0, hidden=False)
 def test_train_step_equals_full_batch_step(train_step, full_batch_step, jax, np):
@@ -12,6 +12,7 @@ def test_train_step_equals_full_batch_step(train_step, full_batch_step, jax, np)
     y = 2 * x - 1
     params = {'w': np.zeros(n_dev, np.float32), 'b': np.zeros(n_dev, np.float32)}
     out = train_step(params, x, y, 0.1)
+    assert out is not None, 'train_step returned None: fill in its body (and decorate it with jax.pmap)'
     assert isinstance(out, tuple) and len(out) == 2, 'train_step should return a tuple (new_params, loss)'
     new_params, loss = jax.tree.map(np.asarray, out)
     assert loss.shape == (n_dev,), f'loss should have shape ({n_dev},), one copy per device, got {loss.shape}'

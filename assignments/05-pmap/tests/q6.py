@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q6"
-points = 2
+points = 16
 
 @test_case(points=0, hidden=False)
 def test_clipped_train_step(clipped_train_step, full_batch_step, jax, np):
@@ -12,6 +12,7 @@ def test_clipped_train_step(clipped_train_step, full_batch_step, jax, np):
     y = 2 * x - 1
     params = {'w': np.zeros(n_dev, np.float32), 'b': np.zeros(n_dev, np.float32)}
     out = clipped_train_step(params, x, y, 0.1, 1000000.0)
+    assert out is not None, 'clipped_train_step returned None: fill in its body (and decorate it with jax.pmap)'
     assert isinstance(out, tuple) and len(out) == 2, 'clipped_train_step should return a tuple (new_params, loss)'
     zero = {'w': np.float32(0.0), 'b': np.float32(0.0)}
     want, _ = full_batch_step(zero, x.reshape(-1, 1), y.reshape(-1, 1), 0.1)

@@ -3,11 +3,12 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q8"
-points = 1
+points = 6
 
 @test_case(points=0, hidden=False)
 def test_plot_losses_figure(plot_losses, np, plt):
     fig = plot_losses(np.linspace(2.0, 0.5, 7))
+    assert fig is not None, 'plot_losses returned None: fill in its body'
     assert type(fig).__name__ == 'Figure', f'plot_losses should return a matplotlib Figure, got {type(fig).__name__}'
     lines = [line for ax in fig.get_axes() for line in ax.get_lines()]
     plt.close(fig)

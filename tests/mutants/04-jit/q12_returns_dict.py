@@ -1,0 +1,5 @@
+"""Updates the fields by hand and returns a dict: not an Affine, and only for one Affine."""
+
+
+def sgd_update(params, grads, lr):
+    return {"w": params.w - lr * grads.w, "b": params.b - lr * grads.b}

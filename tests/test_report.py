@@ -1,0 +1,119 @@
+"""The report's and feedback pages' arithmetic, on records made here (no grading: fast)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from autograder.config import load_course
+from autograder.grade import Record
+from autograder.report import (
+    feedback_html,
+    hidden_test_rates,
+    histogram_figure,
+    points,
+    question_rates,
+    questions_figure,
+    report_html,
+)
+
+A = load_course().assignment("01-broadcasting")
+
+
+def _test(q: str, name: str, share: float, ok: bool, output: str | None = None) -> dict[str, Any]:
+    return {
+        "name": f"{q} f: {name}",
+        "number": q,
+        "score": share if ok else 0.0,
+        "max_score": share,
+        "status": "passed" if ok else "failed",
+        "output": output or ("passed" if ok else f"{q} `f`: {name}: wrong; do it right"),
+        "visibility": "visible",
+    }
+
+
+def _record(name: str, q1: tuple[bool, bool, bool], q2: bool, status: str = "graded") -> Record:
+    shares = (0.666667, 0.666667, 0.666666)  # ProbeSet.points's split of 2 points over 3 tests
+    tests = [_test("q1", f"t{i}", share, ok) for i, (share, ok) in enumerate(zip(shares, q1, strict=True))]
+    tests.append(_test("q2", "only", 1.0, q2))
+    questions = {
+        "q1": round(sum(s for s, ok in zip(shares, q1, strict=True) if ok), 6),
+        "q2": 1.0 if q2 else 0.0,
+    }
+    return Record(name, name, "f" * 64, status, "msg", questions, 3.0, tests, [])
+
+
+RECORDS = [
+    _record("a.ipynb", (True, True, True), True),
+    _record("b.ipynb", (True, False, True), True),
+    _record("c.ipynb", (False, False, True), True),
+    _record("d.ipynb", (True, True, True), False),
+]
+
+
+def test_points_show_two_decimals_at_most() -> None:
+    assert [points(x) for x in (0.666667, 0.666666, 2.0, 12.5333, 0.0, -0.0001)] == [
+        "0.67",
+        "0.67",
+        "2",
+        "12.53",
+        "0",
+        "0",
+    ]
+
+
+def test_question_and_test_rates_are_shares_of_students_worst_first() -> None:
+    by_q = question_rates(RECORDS, ["q1", "q2"])
+    assert [(x["question"], x["lost"], x["graded"]) for x in by_q] == [("q1", 2, 4), ("q2", 1, 4)]
+    assert by_q[0]["share"] == pytest.approx((2 + 4 / 3 + 2 / 3 + 2) / 4 / 2)
+    rates = [(x["test"], x["failed"], x["ran"]) for x in hidden_test_rates(RECORDS)]
+    assert rates[0] == ("q1 f: t1", 2, 4)
+    assert [f / n for _, f, n in rates] == sorted((f / n for _, f, n in rates), reverse=True)
+
+
+def test_a_row_never_graded_counts_in_no_failure_rate() -> None:
+    invalid = Record(
+        "z.ipynb", "z.ipynb", "0" * 64, "invalid", "z.ipynb is not a notebook.", {"q1": 0.0, "q2": 0.0}, 3.0,
+        [_test("q1", "t0", 1.0, False, "not graded: status invalid")], [],
+    )  # fmt: skip
+    rates = {x["test"]: (x["failed"], x["ran"]) for x in hidden_test_rates([*RECORDS, invalid])}
+    assert rates["q1 f: t0"] == (1, 4)
+    assert [x["graded"] for x in question_rates([*RECORDS, invalid], ["q1", "q2"])] == [4, 4]
+
+
+def test_the_histogram_counts_whole_submissions() -> None:
+    fig = histogram_figure([0.0, 12.5, 16.0, 16.0], 16.0)
+    ax = fig.axes[0]
+    ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    assert sum(p.get_height() for p in ax.patches) == 4 and len(ax.patches) == 16
+
+
+def test_question_means_are_shares_of_their_points() -> None:
+    fig = questions_figure({"q1": 0.5, "q2": 1.0})
+    assert [p.get_height() for p in fig.axes[0].patches] == [50.0, 100.0]
+    assert fig.axes[0].get_ylim()[1] >= 100
+
+
+def test_the_report_links_every_submission_and_keeps_one_precision() -> None:
+    page = report_html(RECORDS, A, ["q1", "q2"])
+    for r in RECORDS:
+        assert f"<a href='feedback/{r.key}.html'>{r.submission}</a>" in page
+    assert "mean 2.25, median 2.17 of 3" in page
+    assert "0.666667" not in page
+    assert "No submissions." in report_html([], A, ["q1"])
+
+
+def test_a_name_is_linked_url_escaped_and_shown_html_escaped() -> None:
+    odd = Record("a b#<x>.ipynb", "a b#<x>.ipynb", "1" * 64, "graded", "m", {"q2": 1.0}, 3.0, [], [])
+    page = report_html([odd], A, ["q2"])
+    assert "href='feedback/a%20b%23%3Cx%3E.ipynb.html'" in page and "a b#&lt;x&gt;.ipynb</a>" in page
+
+
+def test_feedback_puts_the_failures_first() -> None:
+    page = feedback_html(RECORDS[2], A)
+    assert page.index("To fix (2 of 4 hidden tests failed)") < page.index("<h2>Questions</h2>")
+    assert page.count("class=fix>") == 2 and "do it right" in page
+    assert "0.67 / 0.67" in page and "2 hidden tests passed</summary>" in page
+    assert "To fix" not in feedback_html(RECORDS[0], A)
