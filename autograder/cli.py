@@ -78,6 +78,16 @@ def _parser() -> argparse.ArgumentParser:
         help="the batch's seed (default: drawn afresh for a new OUT, kept in OUT/batch.json); "
         "give one to reproduce a batch",
     )
+    g.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786)",
+    )
+    g.add_argument(
+        "--cluster",
+        metavar="local:N",
+        help="grade on a Dask LocalCluster of N worker processes started for this run",
+    )
 
     v = add("validate", help="build, then prove reference, stub, known-wrong answers and release")
     v.add_argument("assignments", nargs="*", help="assignment ids (default: all in course.yml)")

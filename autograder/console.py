@@ -37,13 +37,19 @@ class Console:
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = _isatty(self.stream)
+        self.bar: Any = None
+        """the progress bar on the screen, if any: a line said meanwhile goes above it (a Dask
+        run says where it grades once the bar is up)"""
 
     def say(self, text: str) -> None:
         if not self.quiet:
-            print(text, file=self.stream, flush=True)
+            self.warn(text)
 
     def warn(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        if self.bar is not None:
+            type(self.bar).write(text, file=self.stream)
+        else:
+            print(text, file=self.stream, flush=True)
 
     def progress(self, total: int) -> Progress:
         return Progress(self, total)
@@ -60,6 +66,7 @@ class Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, unit="submission", file=console.stream, dynamic_ncols=True)
+            console.bar = self.bar
 
     def update(self, record: Record) -> None:
         self.done += 1
@@ -75,6 +82,8 @@ class Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            if self.console.bar is self.bar:
+                self.console.bar = None
 
 
 def _isatty(stream: TextIO) -> bool:

@@ -65,7 +65,22 @@ def load_probes(path: Path) -> ProbeSet:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    return _hidden(module, str(path))
+
+
+def probes_from_source(source: str, assignment_id: str) -> ProbeSet:
+    """:func:`load_probes` from the text of an assignment's ``probes.py``, as a grader that has
+    no copy of the course (a Dask worker) receives it."""
+    name = f"_probes_{assignment_id.replace('-', '_')}"
+    module = types.ModuleType(name)
+    module.__file__ = f"<probes of {assignment_id}>"
+    sys.modules[name] = module
+    exec(compile(source, module.__file__, "exec"), module.__dict__)  # noqa: S102 - instructor code
+    return _hidden(module, module.__file__)
+
+
+def _hidden(module: types.ModuleType, where: str) -> ProbeSet:
     hidden = getattr(module, "hidden", None)
     if not isinstance(hidden, ProbeSet):
-        raise ImportError(f"{path} defines no `hidden = ProbeSet(...)`")
+        raise ImportError(f"{where} defines no `hidden = ProbeSet(...)`")
     return hidden

@@ -31,7 +31,7 @@ import platform
 import re
 import shutil
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,8 +58,16 @@ def cache_root() -> Path:
 
 def store_key(parts: Iterable[bytes]) -> str:
     """20 hex digits over ``parts`` and this host."""
+    return host_key([hashlib.sha256(part).hexdigest() for part in parts])
+
+
+def host_key(digests: Iterable[str]) -> str:
+    """:func:`store_key` from the sha256 hex digests of its parts: how a Dask worker names the
+    store of its own host without the parts themselves (the master notebook is one)."""
     h = hashlib.sha256()
-    for part in (*parts, platform.node().encode(), platform.machine().encode()):
+    for digest in digests:
+        h.update(bytes.fromhex(digest))
+    for part in (platform.node().encode(), platform.machine().encode()):
         h.update(hashlib.sha256(part).digest())
     return h.hexdigest()[:20]
 
@@ -101,19 +109,9 @@ class Store:
     def load(self, seed: int) -> dict[str, dict[str, Any]] | None:
         """Every probe's decoded reference outcome for ``seed``, or ``None`` if missing or damaged."""
         try:
-            data = json.loads(self.outputs_file(seed).read_text(encoding="utf-8"))
-            outputs = {
-                pid: {
-                    "ok": True,
-                    "outputs": decode_outputs(
-                        r["meta"], {k: base64.b64decode(b) for k, b in r["blobs"].items()}
-                    ),
-                }
-                for pid, r in data.items()
-            }
+            return decode_results(json.loads(self.outputs_file(seed).read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
-        return outputs
 
     def touch(self) -> None:
         """Mark the store as used now, so that :func:`prune` keeps it."""
@@ -122,19 +120,42 @@ class Store:
     def save(self, outcome: RunOutcome, seed: int) -> None:
         """Keep the outputs of a reference run that passed every probe."""
 
-        results = {}
-        for pid, r in outcome.results.items():
-            values = {path: (v.value if hasattr(v, "value") else v) for path, v in r["outputs"].items()}
-            keys = {path for path, v in r["outputs"].items() if getattr(v, "key", False)}
-            meta, blobs = encode_outputs(values)
-            for path in keys:
-                meta[path]["key"] = True
-            results[pid] = {
-                "meta": meta,
-                "blobs": {k: base64.b64encode(b).decode() for k, b in blobs.items()},
-            }
         # 0600: where Landlock is missing, file modes alone keep sandboxes (other user ids) out.
-        atomic_write(self.outputs_file(seed), json.dumps(results, sort_keys=True), private=True)
+        atomic_write(
+            self.outputs_file(seed), json.dumps(encode_results(outcome.results), sort_keys=True), private=True
+        )
+
+
+def encode_results(results: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Decoded probe outcomes (``{"ok": True, "outputs": ...}`` or ``{"ok": False, "error":
+    ...}``, by probe id) as JSON-able data: a store's file, or what a Dask worker receives."""
+    data: dict[str, Any] = {}
+    for pid, r in results.items():
+        if not r["ok"]:
+            data[pid] = {"error": str(r["error"])}
+            continue
+        values = {path: (v.value if hasattr(v, "value") else v) for path, v in r["outputs"].items()}
+        keys = {path for path, v in r["outputs"].items() if getattr(v, "key", False)}
+        meta, blobs = encode_outputs(values)
+        for path in keys:
+            meta[path]["key"] = True
+        data[pid] = {"meta": meta, "blobs": {k: base64.b64encode(b).decode() for k, b in blobs.items()}}
+    return data
+
+
+def decode_results(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """:func:`encode_results` undone (never unpickles); ``ValueError`` and the like if malformed."""
+    return {
+        pid: (
+            {"ok": False, "error": str(r["error"])}
+            if "error" in r
+            else {
+                "ok": True,
+                "outputs": decode_outputs(r["meta"], {k: base64.b64decode(b) for k, b in r["blobs"].items()}),
+            }
+        )
+        for pid, r in data.items()
+    }
 
 
 def prune(root: Path, *, keep: Path, now: float | None = None) -> list[Path]:

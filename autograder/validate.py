@@ -251,7 +251,7 @@ def validate_assignment(
     """Every check of one assignment. With ``workdir``, the fresh build (``build/``, Gradescope
     zip included) and release, the submissions (``submissions/``) and the grader's output
     (``out/``) are kept there, so that tests can look at the same grading run (the Gradescope
-    zip test does). ``exact_devices``: see :class:`autograder.grade.Grader`.
+    zip test does). ``exact_devices``: see :class:`autograder.grader.Grader`.
     ``known_wrong``: grade only these known-wrong answers (file stems under
     ``tests/mutants/<id>/``); the count checks then fail, so use it only where they are not
     the point."""

@@ -1,6 +1,6 @@
 """Grading speed: our grader against `otter run`, parallel scaling, and overhead over bare execution.
 
-    .venv/bin/python bench/grading_speed.py [--per-assignment 8] [--otter N] [--out DIR]
+    .venv/bin/python bench/grading_speed.py [--per-assignment 8] [--otter N] [--out DIR] [--dask-only]
 
 Takes the reference, the stub and known-wrong answers of every assignment (at least 40
 submissions), then prints:
@@ -12,7 +12,13 @@ submissions), then prints:
    beforehand (it is serial and once per batch); target >= 1.8 on 2 cores;
 3. our per-submission median over executing the same notebook bare in a fresh Python
    (`python -c` running its code cells, then the same hidden-test probes, with no sandbox, no
-   judging and no records: the least work grading can be); target overhead <= 20 %.
+   judging and no records: the least work grading can be); target overhead <= 20 %;
+4. the whole set on a Dask LocalCluster of 2 worker processes of one thread against `--jobs 2`,
+   each from the command line (Dask's worker processes are spawned: started from this script,
+   each would import it again), reference runs done beforehand: once with the cluster started
+   before the clock (`--scheduler`, as on SLURM or Kubernetes: every batch still ships its
+   build and starts a zygote per worker) and once with `--cluster local:2`, which starts and
+   stops one per batch; target overhead <= 10 %. `--dask-only` measures this figure alone.
 
 Not a test: figures depend on the machine and its load. Run it on an idle machine.
 """
@@ -37,7 +43,7 @@ import nbformat  # noqa: E402
 
 from autograder import build, grade  # noqa: E402
 from autograder.config import load_course  # noqa: E402
-from autograder.grade import Grader  # noqa: E402
+from autograder.grader import Grader  # noqa: E402
 from autograder.submissions import collect  # noqa: E402
 from autograder.validate import mutant_notebook  # noqa: E402
 
@@ -166,6 +172,54 @@ def batch_seconds(folders: dict[str, Path], out: Path, jobs: int) -> float:
     return time.perf_counter() - start
 
 
+def cli_seconds(folders: dict[str, Path], out: Path, *flags: str) -> float:
+    """Seconds to grade every folder with `python -m autograder grade FOLDER --out OUT/ID
+    --regrade FLAGS`, as an instructor runs it (a Python start included); each batch's reference
+    run is done beforehand, as in :func:`batch_seconds`, and a rerun into ``out`` reuses it."""
+    course = load_course()
+    for aid, folder in folders.items():
+        if not (out / aid / "batch.json").exists():
+            grade.main(
+                assignment=aid,
+                submissions=folder / "reference.ipynb",
+                out=out / aid,
+                quiet=True,
+                course=course,
+            )
+    start = time.perf_counter()
+    for aid, folder in folders.items():
+        subprocess.run(
+            [sys.executable, "-m", "autograder", "grade", aid, str(folder), "--out", str(out / aid)]
+            + ["--regrade", "--quiet", *flags],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+    return time.perf_counter() - start
+
+
+def print_dask(folders: dict[str, Path], tmp: Path) -> None:
+    """Figure 4, all from the command line into one OUT per assignment (one seed, one reference
+    run): `--jobs 2` before and after (their mean is the baseline, their spread the machine's
+    drift), a LocalCluster of 2 workers running before the clock (`--scheduler`), and
+    `--cluster local:2`, which starts and stops one per batch."""
+    from autograder.backends.dask_cluster import local_cluster
+
+    out = tmp / "dask"
+    before = cli_seconds(folders, out, "--jobs", "2")
+    with local_cluster(2) as cluster:
+        running = cli_seconds(folders, out, "--scheduler", cluster.scheduler_address)
+    per_batch = cli_seconds(folders, out, "--cluster", "local:2")
+    after = cli_seconds(folders, out, "--jobs", "2")
+    t2 = (before + after) / 2
+    print(
+        f"\n4. whole set from the command line: --jobs 2 {before:.1f} s before, {after:.1f} s after; "
+        f"a running LocalCluster of 2 workers (--scheduler) {running:.1f} s "
+        f"({100 * (running / t2 - 1):+.1f} %); --cluster local:2, one started per batch, "
+        f"{per_batch:.1f} s ({100 * (per_batch / t2 - 1):+.1f} %) (target <= +10 %)"
+    )
+
+
 def bare_times(folders: dict[str, Path], tmp: Path) -> dict[tuple[str, str], float]:
     times = {}
     course = load_course()
@@ -202,6 +256,7 @@ def main() -> None:
     p.add_argument("--per-assignment", type=int, default=6, help="known-wrong answers per assignment")
     p.add_argument("--otter", type=int, default=1000, help="at most this many otter runs per assignment")
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--dask-only", action="store_true", help="figure 4 alone (Dask against --jobs 2)")
     args = p.parse_args()
     tmp = args.out or Path(tempfile.mkdtemp(prefix="bench-"))
     # Reference stores of its own: every run starts cold, and the user's cache is left alone.
@@ -209,6 +264,9 @@ def main() -> None:
     folders = make_set(tmp, args.per_assignment)
     n = sum(len(list(f.iterdir())) for f in folders.values())
     print(f"{n} submissions over {len(folders)} assignments; work folder {tmp}")
+    if args.dask_only:
+        print_dask(folders, tmp)
+        return
 
     ours = ours_one_by_one(folders, tmp / "ours")
     otter = otter_one_by_one(folders, tmp, args.otter)
@@ -245,6 +303,8 @@ def main() -> None:
         ot = [t for (a, _), (t, _) in otter.items() if a == aid]
         otter_med = statistics.median(ot) if ot else float("nan")
         print(f"   {aid:16s} ours {o:5.2f} s  bare {b:5.2f} s  otter {otter_med:5.2f} s")
+
+    print_dask(folders, tmp)
 
 
 if __name__ == "__main__":

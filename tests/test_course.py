@@ -17,7 +17,7 @@ import pytest
 from tabulate import tabulate
 
 from autograder.config import load_course
-from autograder.grade import Grader
+from autograder.grader import Grader
 from autograder.records import read_records
 from autograder.validate import Check, validate_assignment
 

@@ -308,12 +308,12 @@ def test_a_new_out_folder_reuses_the_reference_store(
 ) -> None:
     """The reference runs once per course version and environment, not once per --out: a batch
     into a new folder loads what the first one stored (a reference run here would fail)."""
-    from autograder import grade
+    from autograder import grade, grader
 
-    def no_second_run(self: grade.Grader, store: object) -> None:
+    def no_second_run(self: grader.Grader, store: object) -> None:
         raise AssertionError("the reference solution ran again")
 
-    monkeypatch.setattr(grade.Grader, "_run_reference", no_second_run)
+    monkeypatch.setattr(grader.Grader, "_run_reference", no_second_run)
     out = tmp_path / "out"
     assert grade.main(assignment=A, submissions=batch / "alice.ipynb", out=out, quiet=True, seed=SEED) == 0
     (row,) = rows(out)
@@ -453,6 +453,37 @@ def test_an_empty_folder_says_so(tmp_path: Path) -> None:
     assert f"no submissions in {tmp_path / 'subs'}: it holds no *.ipynb or *.zip entry" in proc.stderr
     assert "No submissions." in proc.stdout
     assert (tmp_path / "out" / "gradebook.csv").read_text().count("\n") == 1  # the header alone
+
+
+def test_on_a_terminal_a_line_said_while_the_bar_is_up_goes_above_it() -> None:
+    """A Dask run says where it grades (the dashboard's link) once the bar is on the screen;
+    a warning can come while it is: each is a whole line of its own, the bar drawn again below."""
+    import io
+    from types import SimpleNamespace
+
+    from autograder.console import Console
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    console = Console(quiet=False, stream=screen)
+    progress = console.progress(2)
+    console.say(
+        "grading on the LocalCluster of 2 workers: 2 workers, 2 threads; dashboard: http://h:1/status"
+    )
+    progress.update(SimpleNamespace(submission="alice.ipynb", status="graded", total=1.0, possible=2.0))
+    console.warn("grading failed: lost the connection")
+    progress.update(SimpleNamespace(submission="bob.ipynb", status="graded", total=0.0, possible=2.0))
+    progress.close()
+    lines = [line.split("\r")[-1] for line in screen.getvalue().split("\n")]
+    assert (
+        "grading on the LocalCluster of 2 workers: 2 workers, 2 threads; dashboard: http://h:1/status"
+        in lines
+    )
+    assert "grading failed: lost the connection" in lines
+    assert "2/2" in lines[-2] and console.bar is None
 
 
 def test_submissions_import_the_standard_library_wherever_out_is(batch: Path) -> None:

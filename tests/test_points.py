@@ -13,7 +13,7 @@ import pytest
 
 from autograder import build, export_nbgrader
 from autograder.config import ROOT, load_course
-from autograder.grade import Grader
+from autograder.grader import Grader
 from autograder.master_format import marked_cells, master_questions, split_test_config
 from autograder.probing import POINTS_GRID
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import platform
 import time
 from pathlib import Path
 
@@ -45,6 +48,25 @@ def test_the_key_names_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
     assert store_key([b"master", b"other probes"]) != here
     monkeypatch.setattr(reference.platform, "node", lambda: "another-host")
     assert store_key([b"master", b"probes"]) != here
+
+
+def test_a_dask_worker_names_the_same_store_from_the_digests_alone() -> None:
+    """A worker receives the digests of the key's parts, never the parts (the master is one);
+    on the instructor's host it must find the instructor's store, under the name it always had."""
+    parts = [b"master", b"probes"]
+    before = hashlib.sha256()
+    for part in (*parts, platform.node().encode(), platform.machine().encode()):
+        before.update(hashlib.sha256(part).digest())
+    assert store_key(parts) == before.hexdigest()[:20]
+    assert reference.host_key([hashlib.sha256(p).hexdigest() for p in parts]) == store_key(parts)
+
+
+def test_outcomes_travel_as_plain_data_failed_ones_included() -> None:
+    results = {
+        "q1.gate": {"ok": False, "error": "q1 `f`: not a plain function"},
+        "q2.values": {"ok": True, "outputs": {"x": [1, 2], "y": 3.5}},
+    }
+    assert reference.decode_results(json.loads(json.dumps(reference.encode_results(results)))) == results
 
 
 def test_prune_deletes_only_stores_unused_for_the_ttl(tmp_path: Path) -> None:

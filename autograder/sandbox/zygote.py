@@ -227,6 +227,10 @@ class Zygote:
         self._jobs.pop(job_id, None)
         return job.code
 
+    def alive(self) -> bool:
+        """Whether the zygote process still runs (something outside may have killed it)."""
+        return self._proc.poll() is None
+
     def close(self) -> None:
         try:
             with self._lock:

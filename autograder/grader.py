@@ -1,0 +1,404 @@
+"""The grader of one assignment: its reference run and store, its sandboxes, one submission's
+grading (execute, then the pure :func:`autograder.judge.judge`). :mod:`autograder.grade` runs it
+over a batch on this machine; :mod:`autograder.backends.dask_cluster` runs copies of it on
+Dask workers (:meth:`Grader.build` / :meth:`Grader.from_build`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import queue
+import secrets
+import threading
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from .config import ROOT, Assignment, Course
+from .judge import Scoring, judge, record
+from .master_format import stub_source
+from .notebooks import code_cells, read_notebook
+from .probing import (
+    ProbeSet,
+    decode_run,
+    probe_seed,
+    run_probe,
+)
+from .records import Record
+from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
+from .sandbox import landlock
+from .sandbox.limits import SandboxLimits, sandbox_user
+from .sandbox.run import RunOutcome, run_sandboxed
+from .sandbox.zygote import Zygote
+from .sources import source_namespace
+from .submissions import Submission
+
+
+class GradingFailed(Exception):
+    """Grading itself failed (exit status 1): the grader's fault, never a student's."""
+
+
+class Grader:
+    """Grades submissions of one assignment on one device, reusing one reference run."""
+
+    def __init__(
+        self,
+        course: Course,
+        assignment: Assignment,
+        out: Path,
+        *,
+        device: str = "cpu",
+        limits: SandboxLimits | None = None,
+        cpu_devices: int | None = None,
+        exact_devices: bool = False,
+        seed: int,
+        jobs: int = 1,
+    ):
+        """``exact_devices`` grades on ``cpu_devices`` even below the assignment's
+        ``min_devices``: for testing the course on one device, never for grades (scores must
+        not depend on the machine, so the command line always keeps the floor)."""
+        from .execution import load_probes
+
+        self.course, self.assignment, self.out, self.device = course, assignment, out, device
+        self.master = read_notebook(assignment.master)
+        self.stub = [stub_source(c) for c in code_cells(self.master)]
+        """the student's stub: the master's code cells with each solution replaced by ``...``"""
+        self.questions = {q: float(points) for q, points in assignment.points.items()}
+        self.probes: ProbeSet = load_probes(assignment.probes_file)
+        self.probes_source = assignment.probes_file.read_text(encoding="utf-8")
+        self._score_table()
+        self.seed = seed
+        base = course.limits_for(assignment)
+        self.limits = limits or SandboxLimits(**base.model_dump())
+        self.notes: list[str] = []
+        self.job = self._job(cpu_devices, exact_devices)
+        self._lifecycle(jobs)
+
+    def _score_table(self) -> None:
+        self.points = {
+            pid: pts
+            for q, total in self.questions.items()
+            for pid, pts in self.probes.points(q, total).items()
+        }
+        self.possible = round(sum(self.questions.values()), 6)
+
+    def _lifecycle(self, jobs: int) -> None:
+        self.hide: list[str] = []
+        """folders every sandbox sees empty, beside the project and OUT"""
+        self.zygote: Zygote | None = None
+        self._zygote_lock = threading.Lock()
+        self._slots: queue.Queue[int] = queue.Queue()
+        for slot in range(1, jobs + 1):  # slot 0 is the reference's
+            self._slots.put(slot)
+        self._reference: dict[str, dict[str, Any]] | None = None
+
+    # -- the course build, for graders elsewhere ------------------------------------------------
+
+    def build(self) -> dict[str, Any]:
+        """What a grader on another machine needs to grade exactly like this one, as plain
+        (JSON-able) data: the course build of this assignment without its master notebook (so
+        without the solution) and the reference outputs. A Dask worker receives it once per
+        batch (:mod:`autograder.backends.dask_cluster`) and grades with :meth:`from_build`."""
+        return {
+            "assignment": self.assignment.model_dump(mode="json"),
+            "device": self.device,
+            "questions": self.questions,
+            "probes": self.probes_source,
+            "stub": self.stub,
+            "job": self.job,
+            "notes": self.notes,
+            "limits": asdict(self.limits),
+            "seed": self.seed,
+            "store": self.store_digests,
+            "reference": encode_results(self.reference()),
+        }
+
+    @classmethod
+    def from_build(
+        cls, build: Mapping[str, Any], out: Path, *, hide: Sequence[str] = (), jobs: int = 1
+    ) -> Grader:
+        """A grader from another's :meth:`build` alone: it reads no file of the course, never
+        runs the reference, and keeps its sandboxes, zygote log and (where the user's cache
+        folder cannot be written) compilation cache under ``out``; ``hide``: more folders
+        every sandbox sees empty; ``jobs``: sandboxes at once."""
+        from .execution import probes_from_source
+
+        self = cls.__new__(cls)
+        self.assignment = Assignment.model_validate(build["assignment"])
+        self.out, self.device = out, str(build["device"])
+        self.stub = [str(c) for c in build["stub"]]
+        self.questions = {str(q): float(v) for q, v in build["questions"].items()}
+        self.probes_source = str(build["probes"])
+        self.probes = probes_from_source(self.probes_source, self.assignment.id)
+        self._score_table()
+        self.seed = int(build["seed"])
+        self.limits = SandboxLimits(**build["limits"])
+        self.notes = [str(n) for n in build["notes"]]
+        self.job = dict(build["job"])
+        self._lifecycle(jobs)
+        self.hide = [str(p) for p in hide]
+        self.store_digests = [str(d) for d in build["store"]]
+        self._reference = decode_results(build["reference"])
+        return self
+
+    def _job(self, cpu_devices: int | None, exact_devices: bool) -> dict[str, Any]:
+        devices = self.assignment.devices
+        n = cpu_devices or devices.cpu_devices
+        platform = self.device
+        if self.device == "gpu" and devices.min_devices > 1 and gpu_count() < devices.min_devices:
+            platform = "cpu"
+            n = max(n, devices.cpu_devices, devices.min_devices)
+            self.notes.append(
+                f"graded on {n} virtual CPU devices: this machine has fewer than "
+                f"{devices.min_devices} GPUs, and data-parallel mistakes are invisible on one device"
+            )
+        elif n < devices.min_devices and not exact_devices:
+            n = devices.min_devices
+            self.notes.append(
+                f"graded on {n} virtual CPU devices (at least {devices.min_devices}: "
+                "data-parallel mistakes are invisible on one device)"
+            )
+        elif n < devices.min_devices:
+            self.notes.append(
+                f"graded on {n} CPU device(s), fewer than the {devices.min_devices} this assignment "
+                "asks for: some data-parallel mistakes cannot lose points here (a test run)"
+            )
+        return {
+            "device": platform,
+            "cpu_devices": n,
+            "matmul_precision": self.course.grading.matmul_precision,
+        }
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def __enter__(self) -> Grader:
+        return self
+
+    def _zygote(self) -> Zygote:
+        """The zygote, started by the first sandbox run (none when every result is stored)."""
+        with self._zygote_lock:
+            if self.zygote is None:
+                cache = self.out / ".cache"
+                cache.mkdir(parents=True, exist_ok=True)
+                self.zygote = Zygote(cache / "zygote.log")
+            return self.zygote
+
+    def __exit__(self, *exc: object) -> None:
+        if self.zygote is not None:
+            self.zygote.close()
+
+    def _run(
+        self, cells: list[str], slot: int, probes: list[str], cache: Path | None, *, writes: bool = False
+    ) -> RunOutcome:
+        """Run cells, then the ``probes`` (ids), in a sandbox that reads (or, with ``writes``,
+        fills) the compilation cache ``cache``."""
+        zygote = self._zygote()
+        sandbox = self.out / ".sandbox"
+        sandbox.mkdir(parents=True, exist_ok=True)
+        os.chmod(sandbox, 0o711)
+        uid = sandbox_user(slot)
+        job = dict(self.job, hidden=[str(ROOT), str(self.out.resolve()), *self.hide])
+        if cache is not None and writes:
+            cache.mkdir(parents=True, exist_ok=True)
+            if uid is not None:
+                os.chown(cache, uid, uid)
+            job.update(compilation_cache=str(cache), cache_writes=True)
+        elif cache is not None and cache.is_dir() and landlock.abi_version() > 0:
+            job.update(compilation_cache=str(cache))
+        try:
+            return run_sandboxed(
+                zygote,
+                cells=cells,
+                probes_source=self.probes_source,
+                requests=[(pid, probe_seed(self.seed, pid)) for pid in probes],
+                job=job,
+                limits=self.limits,
+                # A fresh name each run: whatever a sandbox did to its folder cannot stop the next.
+                box=sandbox / f"slot-{slot}-{secrets.token_hex(6)}",
+                uid=uid,
+            )
+        finally:
+            if cache is not None and writes and uid is not None:
+                # Back to the grader's user: the sandbox user ids are reused by submissions.
+                for path in (cache, *cache.rglob("*")):
+                    os.chown(path, os.getuid(), os.getgid(), follow_symlinks=False)
+                    os.chmod(path, 0o755 if path.is_dir() else 0o644, follow_symlinks=False)
+
+    def sandbox_probes(self, questions: Collection[str]) -> list[str]:
+        """Ids of the probes of ``questions`` that run in the sandbox (not the source probes)."""
+        return [p.id for p in self.probes.probes if p.question in questions and not p.source]
+
+    def source_results(self, cells: Sequence[str], questions: Collection[str]) -> dict[str, dict[str, Any]]:
+        """Outcomes of the source probes of ``questions``, run here on the cells' text."""
+        functions = [
+            f
+            for q in questions
+            if q in self.assignment.questions
+            for f in self.assignment.questions[q].functions
+        ]
+        ns = source_namespace(cells, functions)
+        return {
+            p.id: decode_run(run_probe(p, ns, probe_seed(self.seed, p.id)))
+            for p in self.probes.probes
+            if p.source and p.question in questions
+        }
+
+    # -- reference ----------------------------------------------------------------------------
+
+    @functools.cached_property
+    def store_digests(self) -> list[str]:
+        """sha256 digests of what the reference results depend on, bar the host (see
+        :func:`autograder.reference.store_key`)."""
+        import jax
+
+        parts = [
+            self.assignment.master.read_bytes(),
+            self.probes_source.encode(),
+            *(f.read_bytes() for f in sorted((Path(__file__).parent / "probing").glob("*.py"))),
+            json.dumps(self.job, sort_keys=True).encode(),
+            jax.__version__.encode(),
+        ]
+        return [hashlib.sha256(part).hexdigest() for part in parts]
+
+    @functools.cached_property
+    def store(self) -> Store:
+        """Where this assignment's reference results are kept for this job and host: the user's
+        cache folder, or ``OUT/.cache`` where that cannot be written, or where sandboxes run as
+        other users who could not read it."""
+        key = host_key(self.store_digests)
+        root = cache_root()
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            usable = os.access(root, os.W_OK | os.X_OK)
+        except OSError:
+            usable = False
+        if not usable:
+            root = self.out / ".cache"
+        return Store(root / f"{self.assignment.id}-{key}")
+
+    def reference(self) -> dict[str, dict[str, Any]]:
+        """Every probe's outputs on the reference solution, from its store, or computed there
+        first in a sandbox that never ran student code (see :mod:`autograder.reference`)."""
+        if self._reference is not None:
+            return self._reference
+        store = self.store
+        with store.locked():  # a grader beside this one may be filling the same store
+            if not store.public_warmed.exists():
+                self._warm_public_cache(store)
+            outputs = store.load(self.seed)
+            if outputs is None:
+                self._run_reference(store)
+                outputs = store.load(self.seed)
+                if outputs is None:
+                    raise GradingFailed(f"the reference results in {store.path} cannot be read back")
+                prune(store.path.parent, keep=store.path)
+            store.touch()
+        cells = code_cells(self.master)
+        outputs.update(self.source_results(cells, list(self.questions)))
+        self._reference = outputs
+        return outputs
+
+    def _warm_public_cache(self, store: Store) -> None:
+        """Fill the compilation cache that submissions read from a run of the student's stub:
+        public code only, so no program there can reproduce the reference solution."""
+        self._run(self.stub, 0, self.sandbox_probes(self.questions), store.public_xla, writes=True)
+        store.public_warmed.touch()
+
+    def warm(self) -> None:
+        """Fill this host's public compilation cache if no grader did yet (a worker's first step:
+        the instructor's machine fills its own in :meth:`reference`)."""
+        store = self.store
+        with store.locked():
+            if not store.public_warmed.exists():
+                self._warm_public_cache(store)
+            store.touch()
+
+    def _run_reference(self, store: Store) -> None:
+        # The reference's own programs go to a cache only reference runs ever read.
+        probes = self.sandbox_probes(self.questions)
+        outcome = self._run(code_cells(self.master), 0, probes, store.reference_xla, writes=True)
+        failed = [pid for pid, r in outcome.results.items() if not r["ok"]]
+        if outcome.ended != "ok" or outcome.cell_errors or failed or len(outcome.results) != len(probes):
+            why = outcome.detail or (outcome.cell_errors[0][1] if outcome.cell_errors else "")
+            if failed:
+                why = f"{failed[0]}: {outcome.results[failed[0]]['error']}"
+            raise GradingFailed(
+                f"the reference solution of {self.assignment.id} did not run cleanly "
+                f"({outcome.ended} at {outcome.where or 'the end'}: {why})"
+            )
+        store.save(outcome, self.seed)
+
+    def reference_stored(self) -> bool:
+        """Whether :meth:`reference` can load its outputs instead of running the solution."""
+        return self._reference is not None or (
+            self.store.public_warmed.exists() and self.store.outputs_file(self.seed).exists()
+        )
+
+    @functools.cached_property
+    def scoring(self) -> Scoring:
+        """What the pure :func:`autograder.judge.judge` needs of this batch."""
+        return Scoring(
+            questions=self.questions,
+            probes=self.probes,
+            points=self.points,
+            seed=self.seed,
+            memory_mb=self.limits.memory_mb,
+            notes=tuple(self.notes),
+        )
+
+    # -- one submission -----------------------------------------------------------------------
+
+    def grade(self, sub: Submission) -> Record:
+        """collect → execute → judge → record, for one submission; never raises."""
+        if sub.problem:
+            return record(
+                self.scoring,
+                sub,
+                "invalid",
+                f"{sub.name}{' ' if sub.problem.startswith('is ') else ': '}{sub.problem}.",
+                {},
+                [],
+            )
+        slot = self._slots.get()
+        try:
+            chosen = sub.graded_on(self.questions)
+            cache = self.store.public_xla
+            outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
+            outcome.results.update(self.source_results(sub.cells, chosen))
+        except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
+            return record(
+                self.scoring,
+                sub,
+                "error",
+                f"The grader failed on this submission ({type(e).__name__}); "
+                "it is not the student's fault. Regrade it with --regrade.",
+                {},
+                [],
+            )
+        finally:
+            self._slots.put(slot)
+        try:
+            return judge(sub, outcome, self.reference(), self.scoring)
+        except Exception as e:  # noqa: BLE001
+            return record(
+                self.scoring,
+                sub,
+                "error",
+                f"The grader failed while judging ({type(e).__name__}: "
+                f"{str(e)[:120]}); it is not the student's fault.",
+                {},
+                [],
+            )
+
+
+def gpu_count() -> int:
+    try:
+        import jax
+
+        return len(jax.devices("gpu"))
+    except RuntimeError:
+        return 0
