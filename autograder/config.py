@@ -191,6 +191,18 @@ class Course(_Model):
         return self.grading.limits.model_copy(update=changes)
 
 
+def with_device_floor(course: Course, assignment_id: str, min_devices: int) -> Course:
+    """``course`` with one assignment's ``min_devices`` lowered: for a test that shows what
+    grading on fewer devices would miss, never for grades (the grader always keeps the floor)."""
+    assignments = [
+        a.model_copy(update={"devices": a.devices.model_copy(update={"min_devices": min_devices})})
+        if a.id == assignment_id
+        else a
+        for a in course.assignments
+    ]
+    return course.model_copy(update={"assignments": assignments})
+
+
 def _location(loc: tuple[int | str, ...]) -> str:
     out = ""
     for part in loc:

@@ -37,7 +37,6 @@ def main(
     quiet: bool = False,
     summary: bool = True,
     cpu_devices: int | None = None,
-    exact_devices: bool = False,
     cell_seconds: float | None = None,
     submission_seconds: float | None = None,
     memory_mb: int | None = None,
@@ -139,7 +138,6 @@ def main(
             device=device,
             limits=limits,
             cpu_devices=cpu_devices,
-            exact_devices=exact_devices,
             seed=seed,
             jobs=jobs,
         ) as grader:

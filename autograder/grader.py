@@ -54,13 +54,12 @@ class Grader:
         device: str = "cpu",
         limits: SandboxLimits | None = None,
         cpu_devices: int | None = None,
-        exact_devices: bool = False,
         seed: int,
         jobs: int = 1,
     ):
-        """``exact_devices`` grades on ``cpu_devices`` even below the assignment's
-        ``min_devices``: for testing the course on one device, never for grades (scores must
-        not depend on the machine, so the command line always keeps the floor)."""
+        """``cpu_devices`` below the assignment's ``min_devices`` is raised to it: scores must
+        not depend on the machine (a test of the course on fewer devices lowers the floor in its
+        own copy of the course: :func:`autograder.config.with_device_floor`)."""
         from .execution import load_probes
 
         self.course, self.assignment, self.out, self.device = course, assignment, out, device
@@ -75,7 +74,7 @@ class Grader:
         base = course.limits_for(assignment)
         self.limits = limits or SandboxLimits(**base.model_dump())
         self.notes: list[str] = []
-        self.job = self._job(cpu_devices, exact_devices)
+        self.job = self._job(cpu_devices)
         self._lifecycle(jobs)
 
     def _score_table(self) -> None:
@@ -145,7 +144,7 @@ class Grader:
         self._reference = decode_results(build["reference"])
         return self
 
-    def _job(self, cpu_devices: int | None, exact_devices: bool) -> dict[str, Any]:
+    def _job(self, cpu_devices: int | None) -> dict[str, Any]:
         devices = self.assignment.devices
         n = cpu_devices or devices.cpu_devices
         platform = self.device
@@ -156,16 +155,11 @@ class Grader:
                 f"graded on {n} virtual CPU devices: this machine has fewer than "
                 f"{devices.min_devices} GPUs, and data-parallel mistakes are invisible on one device"
             )
-        elif n < devices.min_devices and not exact_devices:
+        elif n < devices.min_devices:
             n = devices.min_devices
             self.notes.append(
                 f"graded on {n} virtual CPU devices (at least {devices.min_devices}: "
                 "data-parallel mistakes are invisible on one device)"
-            )
-        elif n < devices.min_devices:
-            self.notes.append(
-                f"graded on {n} CPU device(s), fewer than the {devices.min_devices} this assignment "
-                "asks for: some data-parallel mistakes cannot lose points here (a test run)"
             )
         return {
             "device": platform,

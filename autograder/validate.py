@@ -245,13 +245,12 @@ def validate_assignment(
     cpu_devices: int | None = None,
     quiet: bool = True,
     workdir: Path | None = None,
-    exact_devices: bool = False,
     known_wrong: Collection[str] | None = None,
 ) -> list[Check]:
     """Every check of one assignment. With ``workdir``, the fresh build (``build/``, Gradescope
     zip included) and release, the submissions (``submissions/``) and the grader's output
     (``out/``) are kept there, so that tests can look at the same grading run (the Gradescope
-    zip test does). ``exact_devices``: see :class:`autograder.grader.Grader`.
+    zip test does).
     ``known_wrong``: grade only these known-wrong answers (file stems under
     ``tests/mutants/<id>/``); the count checks then fail, so use it only where they are not
     the point."""
@@ -299,7 +298,6 @@ def validate_assignment(
             quiet=quiet,
             summary=False,  # validate prints its own table
             cpu_devices=cpu_devices,
-            exact_devices=exact_devices,
             course=course,
             only={name: (q,) for name, q in mutants.items()},
         )
