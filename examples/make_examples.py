@@ -42,7 +42,7 @@ def main(out: Path) -> None:
     partial = reference
     for prefix in PARTIAL:
         mutant = sorted(a.mutants_dir.glob(f"{prefix}*.py"))[0]
-        partial = mutant_notebook(partial, a.questions[prefix[:-1]], mutant.read_text())
+        partial = mutant_notebook(partial, a.questions[prefix[:-1]].functions, mutant.read_text())
     build.stable_ids(partial)
     build.write_notebook(partial, out / "partial.ipynb")
     (out / "stub.ipynb").write_text(stub)
