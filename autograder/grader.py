@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import ROOT, Assignment, Course
-from .judge import Scoring, judge, record
+from .judge import Scoring, judge, make_record
 from .master_format import stub_source
 from .notebooks import code_cells, read_notebook
 from .probing import (
@@ -349,7 +349,7 @@ class Grader:
     def grade(self, sub: Submission) -> Record:
         """collect → execute → judge → record, for one submission; never raises."""
         if sub.problem:
-            return record(
+            return make_record(
                 self.scoring,
                 sub,
                 "invalid",
@@ -364,7 +364,7 @@ class Grader:
             outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
             outcome.results.update(self.source_results(sub.cells, chosen))
         except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
-            return record(
+            return make_record(
                 self.scoring,
                 sub,
                 "error",
@@ -378,7 +378,7 @@ class Grader:
         try:
             return judge(sub, outcome, self.reference(), self.scoring)
         except Exception as e:  # noqa: BLE001
-            return record(
+            return make_record(
                 self.scoring,
                 sub,
                 "error",

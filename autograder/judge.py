@@ -45,7 +45,7 @@ def judge(
     notes = [f"the sandbox lacked: {', '.join(outcome.missing)}"] if outcome.missing else []
     if outcome.tampered:
         evidence = shorten("; ".join(outcome.tampered[:3]), 300)
-        return record(
+        return make_record(
             scoring,
             sub,
             "tampered",
@@ -55,7 +55,9 @@ def judge(
             notes,
         )
     if outcome.ended == "tampered":
-        return record(scoring, sub, "tampered", f"{outcome.detail.capitalize()}; it scores 0.", {}, [], notes)
+        return make_record(
+            scoring, sub, "tampered", f"{outcome.detail.capitalize()}; it scores 0.", {}, [], notes
+        )
     early = {
         "timeout": "ran out of time",
         "memory": "ran out of memory",
@@ -65,7 +67,7 @@ def judge(
     if outcome.ended != "ok" and outcome.where.startswith("cell") or outcome.ended == "exited":
         status = "crashed" if outcome.ended == "exited" else outcome.ended
         detail = f" ({outcome.detail})" if outcome.detail else ""
-        return record(
+        return make_record(
             scoring,
             sub,
             status,
@@ -144,10 +146,10 @@ def judge(
             + message
         )
     notes = list(sub.notes) + notes + [f"cell {i} raised: {e}" for i, e in outcome.cell_errors[:5]]
-    return record(scoring, sub, status, message, questions, tests, notes)
+    return make_record(scoring, sub, status, message, questions, tests, notes)
 
 
-def record(
+def make_record(
     scoring: Scoring,
     sub: Submission,
     status: Status,

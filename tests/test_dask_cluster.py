@@ -136,8 +136,8 @@ def test_without_a_cluster_flag_dask_is_never_imported(batch: Path, tmp_path: Pa
 def test_the_course_build_carries_no_solution_and_grades_alike(baseline: Path, tmp_path: Path) -> None:
     """What a worker receives is plain JSON without the master notebook; a grader made from it
     alone scores like the instructor's (the batch's reference is in the session's store)."""
-    from autograder.master_format import stub_source
     from autograder.grader import Grader
+    from autograder.master_format import stub_source
     from autograder.notebooks import code_cells, read_notebook
 
     course = load_course()

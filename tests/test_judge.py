@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograder.judge import Scoring, judge, record
+from autograder.judge import Scoring, judge, make_record
 from autograder.probing import ProbeSet, decode_outputs, encode_outputs
 from autograder.sandbox.run import RunOutcome
 from autograder.submissions import Submission
@@ -134,6 +134,6 @@ def test_only_the_chosen_questions_are_graded_and_noted() -> None:
 
 @pytest.mark.parametrize("status", ["invalid", "error"])
 def test_an_ungraded_row_lists_every_hidden_test_at_zero(status: str) -> None:
-    r = record(SCORING, SUB, status, "why", {}, [])
+    r = make_record(SCORING, SUB, status, "why", {}, [])
     assert r.status == status and r.total == 0.0 and r.possible == 10.0
     assert [t["max_score"] for t in r.tests] == [2.0, 6.0, 0.0, 2.0]

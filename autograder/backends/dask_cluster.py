@@ -49,7 +49,7 @@ from distributed.scheduler import KilledWorker
 from ..config import ROOT
 from ..console import Console
 from ..grader import Grader, GradingFailed
-from ..judge import record as ungraded_record
+from ..judge import make_record
 from ..probing import shorten
 from ..records import Record
 from ..sandbox import landlock
@@ -247,7 +247,7 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
     try:
         data = fut.result()
     except KilledWorker as e:
-        return ungraded_record(
+        return make_record(
             grader.scoring,
             sub,
             "crashed",
@@ -260,7 +260,7 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
     except Exception as e:  # noqa: BLE001 - sorted below: the task's own failure or the cluster's
         if fut.status != "error":  # cancelled, or its result unreachable: the scheduler is gone
             raise _SchedulerLost from e
-        return ungraded_record(
+        return make_record(
             grader.scoring,
             sub,
             "error",
@@ -278,7 +278,7 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
     except (KeyError, TypeError, ValueError, AttributeError):
         ok = False
     if not ok:
-        return ungraded_record(
+        return make_record(
             grader.scoring,
             sub,
             "error",
