@@ -65,3 +65,24 @@ def run_on_gradescope(zip_path: Path, notebooks: list[Path], work: Path) -> dict
 def gradescope() -> Callable[[Path, list[Path], Path], dict[str, dict[str, Any]]]:
     """:func:`run_on_gradescope`, for tests of the Gradescope zip."""
     return run_on_gradescope
+
+
+def read_pins(path: Path) -> dict[str, tuple[str, set[str]]]:
+    """A requirements file's pins: canonical name -> (version, extras)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    out = {}
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            req = Requirement(line)
+            (spec,) = req.specifier
+            out[canonicalize_name(req.name)] = (spec.version, set(req.extras))
+    return out
+
+
+@pytest.fixture(scope="session")
+def pins() -> Callable[[Path], dict[str, tuple[str, set[str]]]]:
+    """:func:`read_pins`, for tests that compare requirement files with the lock file."""
+    return read_pins

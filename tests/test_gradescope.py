@@ -173,19 +173,11 @@ def test_the_zip_holds_the_grader_and_the_solution_only_where_the_grader_reads(
         assert not leaked, f"{name} holds {leaked[0][:60]!r}"
 
 
-def test_requirements_pin_what_the_grader_imports_and_all_they_need() -> None:
+def test_requirements_pin_what_the_grader_imports_and_all_they_need(
+    pins: Callable[[Path], dict[str, tuple[str, set[str]]]],
+) -> None:
     """requirements/autograder.txt (setup.sh installs it) pins every third-party module that
     autograder/ imports, and every package those need, at lock.txt's versions."""
-
-    def pins(path: Path) -> dict[str, tuple[str, set[str]]]:
-        out = {}
-        for line in path.read_text().splitlines():
-            line = line.split("#", 1)[0].strip()
-            if line:
-                req = Requirement(line)
-                (spec,) = req.specifier
-                out[canonicalize_name(req.name)] = (spec.version, set(req.extras))
-        return out
 
     ours = pins(ROOT / "requirements" / "autograder.txt")
     lock = {n: v for n, (v, _) in pins(ROOT / "requirements" / "lock.txt").items()}

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -93,21 +94,9 @@ def test_public_checks_pass_on_the_reference_and_name_the_stub(assignment: str, 
         assert any(n in shown for n in names), f"{source}: the message names none of {names}: {shown[:500]}"
 
 
-def _pins(path: Path) -> dict[str, tuple[str, set[str]]]:
-    from packaging.requirements import Requirement
-    from packaging.utils import canonicalize_name
-
-    out = {}
-    for line in path.read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            req = Requirement(line)
-            (spec,) = req.specifier
-            out[canonicalize_name(req.name)] = (spec.version, set(req.extras))
-    return out
-
-
-def test_student_requirements_pin_what_the_notebooks_import_and_all_they_need() -> None:
+def test_student_requirements_pin_what_the_notebooks_import_and_all_they_need(
+    pins: Callable[[Path], dict[str, tuple[str, set[str]]]],
+) -> None:
     """requirements/student.txt pins JAX, NumPy, matplotlib, otter and a kernel, every package
     those need, at lock.txt's versions; the setup cell checks and installs its first block."""
     from importlib import metadata
@@ -118,8 +107,8 @@ def test_student_requirements_pin_what_the_notebooks_import_and_all_they_need() 
     from autograder.handout import notebook_pins
     from autograder.notebooks import executable_source
 
-    ours = _pins(STUDENT_REQUIREMENTS)
-    lock = {n: v for n, (v, _) in _pins(ROOT / "requirements" / "lock.txt").items()}
+    ours = pins(STUDENT_REQUIREMENTS)
+    lock = {n: v for n, (v, _) in pins(ROOT / "requirements" / "lock.txt").items()}
     wrong = {n: (v, lock.get(n)) for n, (v, _) in ours.items() if lock.get(n) != v}
     assert not wrong, f"(student.txt, lock.txt): {wrong}"
     first = [canonicalize_name(Requirement(p).name) for p in notebook_pins()]
