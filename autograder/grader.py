@@ -83,7 +83,6 @@ class Grader:
             for q, total in self.questions.items()
             for pid, pts in self.probes.points(q, total).items()
         }
-        self.possible = round(sum(self.questions.values()), 6)
 
     def _lifecycle(self, jobs: int) -> None:
         self.hide: list[str] = []
@@ -331,6 +330,11 @@ class Grader:
         return self._reference is not None or (
             self.store.public_warmed.exists() and self.store.outputs_file(self.seed).exists()
         )
+
+    @property
+    def possible(self) -> float:
+        """The assignment's total points (one computation: :attr:`Scoring.possible`)."""
+        return self.scoring.possible
 
     @functools.cached_property
     def scoring(self) -> Scoring:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .probing import ProbeSet, is_out_of_memory, judge_probe, score_question, shorten
+from .probing import Probe, ProbeSet, is_out_of_memory, judge_probe, score_question, shorten
 from .records import Record, Status
 from .sandbox.run import RunOutcome
 from .submissions import Submission
@@ -31,6 +31,7 @@ class Scoring:
 
     @property
     def possible(self) -> float:
+        """the assignment's total points, on every row"""
         return round(sum(self.questions.values()), 6)
 
 
@@ -116,16 +117,14 @@ def judge(
             problem = problems[p.id]
             scored = not (gate_failed or problem or q in not_run)
             tests.append(
-                {
-                    "name": f"{q} {p.function}: {p.name.replace('_', ' ')}",
-                    "number": q,
-                    "score": scoring.points[p.id] if scored else 0.0,
-                    "max_score": scoring.points[p.id],
-                    "status": "failed" if problem else "passed",
-                    "output": problem
+                hidden_test_entry(
+                    p,
+                    scoring.points[p.id] if scored else 0.0,
+                    scoring.points[p.id],
+                    "failed" if problem else "passed",
+                    problem
                     or ("passed, but a requirement of this question failed" if gate_failed else "passed"),
-                    "visibility": "visible",
-                }
+                )
             )
     lost = [q for q in chosen if questions[q] < scoring.questions[q]]
 
@@ -149,6 +148,21 @@ def judge(
     return make_record(scoring, sub, status, message, questions, tests, notes)
 
 
+def hidden_test_entry(
+    probe: Probe, score: float, max_score: float, status: str, output: str
+) -> dict[str, Any]:
+    """One hidden test's entry in results.json (Gradescope's ``tests`` list)."""
+    return {
+        "name": f"{probe.question} {probe.function}: {probe.name.replace('_', ' ')}",
+        "number": probe.question,
+        "score": score,
+        "max_score": max_score,
+        "status": status,
+        "output": output,
+        "visibility": "visible",
+    }
+
+
 def make_record(
     scoring: Scoring,
     sub: Submission,
@@ -164,15 +178,7 @@ def make_record(
     qs = {q: questions.get(q, 0.0) for q in chosen}
     if not tests:
         tests = [
-            {
-                "name": f"{p.question} {p.function}: {p.name.replace('_', ' ')}",
-                "number": p.question,
-                "score": 0.0,
-                "max_score": scoring.points[p.id],
-                "status": "failed",
-                "output": f"not graded: status {status}",
-                "visibility": "visible",
-            }
+            hidden_test_entry(p, 0.0, scoring.points[p.id], "failed", f"not graded: status {status}")
             for p in scoring.probes.probes
             if p.question in chosen
         ]
