@@ -454,3 +454,43 @@ def test_a_worker_with_other_grader_code_stops_the_batch_in_one_line(
     assert "has grader code" in proc.stderr and "install the same everywhere" in proc.stderr
     assert list(rows(out)) == ["carol.ipynb"]  # what was known before the cluster was reached
     assert not [p for p in plugins if p.startswith("autograder-")]  # the course build is taken off
+
+
+def test_a_worker_record_of_another_submission_becomes_an_error_row(tmp_path: Path) -> None:
+    """The instructor's process checks what a worker sends back: a record that names another
+    submission, another seed or other questions never lands in this submission's row (its
+    points would be someone else's)."""
+    from types import SimpleNamespace
+
+    from autograder.backends.dask_cluster import _record
+    from autograder.grader import Grader
+    from autograder.judge import make_record
+    from autograder.submissions import Submission
+
+    course = load_course()
+    grader = Grader(course, course.assignment(A), tmp_path, seed=SEED)
+    mine = Submission(name="bob.ipynb", key="bob.ipynb", fingerprint="b" * 64, cells=("x = 1",))
+    theirs = Submission(name="alice.ipynb", key="alice.ipynb", fingerprint="a" * 64, cells=("x = 1",))
+    full = {q: p for q, p in grader.questions.items()}
+
+    def sent(record: Any) -> Any:
+        return SimpleNamespace(result=lambda: record.to_results(), status="finished")
+
+    honest = make_record(grader.scoring, mine, "graded", "All hidden tests passed.", full, [])
+    assert _record(grader, mine, sent(honest)) == honest
+    forged = [
+        make_record(grader.scoring, theirs, "graded", "All hidden tests passed.", full, []),
+        SimpleNamespace(
+            to_results=lambda: {
+                **honest.to_results(),
+                "extra_data": {**honest.to_results()["extra_data"], "seed": 1},
+            }
+        ),
+        make_record(
+            grader.scoring, Submission(**{**vars(mine), "questions": ("q1",)}), "graded", "", full, []
+        ),
+    ]
+    for record in forged:
+        row = _record(grader, mine, sent(record))
+        assert (row.status, row.total, row.submission) == ("error", 0.0, "bob.ipynb"), row
+        assert "not this submission's" in row.message
