@@ -56,10 +56,13 @@ class Grader:
         cpu_devices: int | None = None,
         seed: int,
         jobs: int = 1,
+        zygote: Zygote | None = None,
     ):
         """``cpu_devices`` below the assignment's ``min_devices`` is raised to it: scores must
         not depend on the machine (a test of the course on fewer devices lowers the floor in its
-        own copy of the course: :func:`autograder.config.with_device_floor`)."""
+        own copy of the course: :func:`autograder.config.with_device_floor`). ``zygote``: one
+        already started by :func:`start_zygote` (this grader closes it), so that its imports
+        overlap this one's set-up; by default the first sandbox run starts one."""
         from .execution import load_probes
 
         self.course, self.assignment, self.out, self.device = course, assignment, out, device
@@ -76,6 +79,7 @@ class Grader:
         self.notes: list[str] = []
         self.job = self._job(cpu_devices)
         self._lifecycle(jobs)
+        self.zygote = zygote
 
     def _score_table(self) -> None:
         self.points = {
@@ -175,9 +179,7 @@ class Grader:
         """The zygote, started by the first sandbox run (none when every result is stored)."""
         with self._zygote_lock:
             if self.zygote is None:
-                cache = self.out / ".cache"
-                cache.mkdir(parents=True, exist_ok=True)
-                self.zygote = Zygote(cache / "zygote.log")
+                self.zygote = start_zygote(self.out)
             return self.zygote
 
     def __exit__(self, *exc: object) -> None:
@@ -391,6 +393,13 @@ class Grader:
                 {},
                 [],
             )
+
+
+def start_zygote(out: Path) -> Zygote:
+    """A zygote for the sandboxes of a batch graded into ``out``, its log in ``out/.cache``."""
+    cache = out / ".cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    return Zygote(cache / "zygote.log")
 
 
 def gpu_count() -> int:
