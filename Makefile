@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat requirements/lock.txt | cksum | cut -d' ' -f1)
 DEMO   := out/demo
 
-.PHONY: venv demo test lint build validate bench bench-dask gpu-env clean
+.PHONY: venv demo test test-all lint build validate bench bench-dask bench-single gpu-env clean
 
 $(STAMP): requirements/lock.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -29,6 +29,11 @@ demo: venv
 test: venv
 	$(BIN)/python -m pytest
 
+# What `make test` samples (the Gradescope zip and nbgrader export of 01 and 05), for every
+# assignment: before a release, or after changing an export.
+test-all: venv
+	$(BIN)/python -m pytest --every-export
+
 lint: venv
 	$(BIN)/ruff check .
 
@@ -45,6 +50,10 @@ bench: venv
 
 bench-dask: venv
 	$(BIN)/python bench/grading_speed.py --dask-only
+
+# Figure 5: one file graded as one command, against `otter run` on it.
+bench-single: venv
+	$(BIN)/python bench/grading_speed.py --single-only
 
 # The GPU grading environment (a Linux machine with an NVIDIA GPU): see docs/instructors.md.
 gpu-env: venv

@@ -16,6 +16,14 @@ from typing import Any
 import pytest
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--every-export",
+        action="store_true",
+        help="run every assignment through every export end to end (make test-all), not a sample",
+    )
+
+
 @pytest.fixture(scope="session", autouse=True)
 def reference_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """One folder of reference stores for the session (see autograder/reference.py): every
