@@ -14,6 +14,7 @@ import queue
 import secrets
 import threading
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,11 @@ from .sandbox.run import RunOutcome, run_sandboxed
 from .sandbox.zygote import Zygote
 from .sources import source_namespace
 from .submissions import Submission
+
+#: The sandbox slots of the instructor's own runs: the reference's, and the stub's that fills the
+#: public compilation cache beside it (submissions take 1 to ``jobs``). Under root a slot is a
+#: user id, and a finished run kills every process of its id, so the two must differ.
+REFERENCE_SLOT, STUB_SLOT = 0, -1
 
 
 class GradingFailed(Exception):
@@ -94,7 +100,7 @@ class Grader:
         self.zygote: Zygote | None = None
         self._zygote_lock = threading.Lock()
         self._slots: queue.Queue[int] = queue.Queue()
-        for slot in range(1, jobs + 1):  # slot 0 is the reference's
+        for slot in range(1, jobs + 1):
             self._slots.put(slot)
         self._reference: dict[str, dict[str, Any]] | None = None
 
@@ -282,11 +288,14 @@ class Grader:
             return self._reference
         store = self.store
         with store.locked():  # a grader beside this one may be filling the same store
-            if not store.public_warmed.exists():
-                self._warm_public_cache(store)
             outputs = store.load(self.seed)
+            runs = [self._warm_public_cache] if not store.public_warmed.exists() else []
+            runs += [self._run_reference] if outputs is None else []
+            # The stub's run and the reference's share nothing: side by side, in two sandboxes.
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                for done in [pool.submit(run, store) for run in runs]:
+                    done.result()
             if outputs is None:
-                self._run_reference(store)
                 outputs = store.load(self.seed)
                 if outputs is None:
                     raise GradingFailed(f"the reference results in {store.path} cannot be read back")
@@ -300,7 +309,7 @@ class Grader:
     def _warm_public_cache(self, store: Store) -> None:
         """Fill the compilation cache that submissions read from a run of the student's stub:
         public code only, so no program there can reproduce the reference solution."""
-        self._run(self.stub, 0, self.sandbox_probes(self.questions), store.public_xla, writes=True)
+        self._run(self.stub, STUB_SLOT, self.sandbox_probes(self.questions), store.public_xla, writes=True)
         store.public_warmed.touch()
 
     def warm(self) -> None:
@@ -315,7 +324,7 @@ class Grader:
     def _run_reference(self, store: Store) -> None:
         # The reference's own programs go to a cache only reference runs ever read.
         probes = self.sandbox_probes(self.questions)
-        outcome = self._run(code_cells(self.master), 0, probes, store.reference_xla, writes=True)
+        outcome = self._run(code_cells(self.master), REFERENCE_SLOT, probes, store.reference_xla, writes=True)
         failed = [pid for pid, r in outcome.results.items() if not r["ok"]]
         if outcome.ended != "ok" or outcome.cell_errors or failed or len(outcome.results) != len(probes):
             why = outcome.detail or (outcome.cell_errors[0][1] if outcome.cell_errors else "")
