@@ -8,6 +8,7 @@ student zip holds that notebook and nothing secret."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import json
 import os
 import shutil
@@ -40,17 +41,27 @@ def _shown(cell: nbformat.NotebookNode) -> str:
     )
 
 
-def _run(nb: nbformat.NotebookNode, work: Path) -> list[tuple[str, str]]:
-    """Execute ``nb`` in a real kernel in ``work``; ``(check cell source, its text output)`` for
-    every ``grader.check`` cell."""
-    NotebookClient(
-        nb,
-        timeout=300,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(work)}},
-        allow_errors=False,
-    ).execute()
-    return _checks(nb)
+def _run(*runs: tuple[nbformat.NotebookNode, Path]) -> list[list[tuple[str, str]]]:
+    """Execute each ``(notebook, folder)`` in a real kernel of its own in that folder, all at
+    once (a kernel mostly waits on one core); for each, ``(check cell source, its text output)``
+    of every ``grader.check`` cell."""
+
+    async def execute() -> None:
+        await asyncio.gather(
+            *(
+                NotebookClient(
+                    nb,
+                    timeout=300,
+                    kernel_name="python3",
+                    resources={"metadata": {"path": str(work)}},
+                    allow_errors=False,
+                ).async_execute()
+                for nb, work in runs
+            )
+        )
+
+    asyncio.run(execute())
+    return [_checks(nb) for nb, _ in runs]
 
 
 def _build(assignment: str, tmp_path: Path) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
@@ -78,14 +89,16 @@ def test_public_checks_pass_on_the_reference_and_name_the_stub(assignment: str, 
     its folder: its public tests come from its metadata."""
     a = COURSE.assignment(assignment)
     stub, solved = _build(assignment, tmp_path)
-    work = tmp_path / "work"
-    shutil.copytree(tmp_path / "release" / a.id, work)
-    assert sorted(p.name for p in work.iterdir()) == [a.notebook]
-    for source, shown in _run(solved, work):
+    works = [tmp_path / "solved", tmp_path / "stub"]  # a folder each: otter writes its log there
+    for work in works:
+        shutil.copytree(tmp_path / "release" / a.id, work)
+        assert sorted(p.name for p in work.iterdir()) == [a.notebook]
+    on_solved, on_stub = _run((solved, works[0]), (stub, works[1]))
+    for source, shown in on_solved:
         assert "failed" not in shown.lower() and "passed" in shown.lower(), f"{source}: {shown[:500]}"
 
     functions = a.function_question()
-    for source, shown in _run(stub, work):
+    for source, shown in on_stub:
         question = source.split('"')[1] if '"' in source else source.split("'")[1]
         names = [f for f, q in functions.items() if q == question]
         assert "failed" in shown.lower(), f"{source}: passes on the stub"
