@@ -406,6 +406,7 @@ def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path)
         (["grade", A, ".", "--out", "/tmp/x", "--submission-seconds", "-5"], "--submission-seconds -5.0"),
         (["grade", A, ".", "--out", "/tmp/x", "--memory-mb", "100"], "--memory-mb 100: input should be"),
         (["grade", A, ".", "--out", "/tmp/x", "--jobs", "0"], "argument --jobs: 0: must be at least 1"),
+        (["grade", A, ".", "--out", "/tmp/x", "--jobs", "255"], "--jobs 255: at most 254 sandboxes at once"),
         (["grade", A, "."], "error: the following arguments are required: --out"),
         (
             ["grade", A, "/nonexistent/subs", "--out", "/tmp/x", "--debug"],
