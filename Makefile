@@ -26,13 +26,16 @@ demo: venv
 	$(BIN)/python -m autograder build
 	$(BIN)/python -m autograder grade 01-broadcasting examples/01-broadcasting --out $(DEMO) --regrade --seed 20261123
 
+# On every core (pytest-xdist); tests that share a costly fixture stay on one worker (tests/conftest.py).
+PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup --no-loadscope-reorder
+
 test: venv
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 # What `make test` samples (the Gradescope zip and nbgrader export of 01 and 05), for every
 # assignment: before a release, or after changing an export.
 test-all: venv
-	$(BIN)/python -m pytest --every-export
+	$(PYTEST) --every-export
 
 lint: venv
 	$(BIN)/ruff check .

@@ -24,13 +24,106 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+# `make test` runs the tests on every core with pytest-xdist (`-n auto --dist loadgroup`). Tests
+# that share an expensive module-scoped fixture (a validated assignment, a graded batch) form one
+# group, which runs on one worker: on two, the fixture would be made twice. Groups go out
+# costliest first, so that the last minutes are short tests on every worker, not one long one.
+# Rough seconds on two busy cores, for the order only (a group missing here costs little).
+GROUP_SECONDS = {
+    "validate-02-prng": 150,
+    "test_adversarial": 130,
+    "test_dask_cluster": 120,
+    "validate-06-training": 110,
+    "test_grade_cli": 110,
+    "validate-03-autodiff": 95,
+    "validate-05-pmap": 75,
+    "validate-01-broadcasting": 70,
+    "test_export_nbgrader": 65,
+    "validate-04-jit": 55,
+    "test_gradescope": 25,
+    "test_examples": 15,
+}
+# Single tests that take as long as a group.
+TEST_SECONDS = {
+    "test_the_notebook_alone_runs_in_a_fresh_venv_from_student_requirements": 60,
+    "test_pmap_on_few_devices": 40,
+    "test_public_checks_pass_on_the_reference_and_name_the_stub": 15,
+}
+# Modules whose tests share module-scoped fixtures. In test_course, the tests parametrized by
+# an assignment id share that assignment's `validated` fixture.
+GROUPED_MODULES = {
+    "test_adversarial",
+    "test_dask_cluster",
+    "test_export_nbgrader",
+    "test_examples",
+    "test_grade_cli",
+    "test_gradescope",
+    "test_points",
+}
+ASSIGNMENT_IDS = {
+    line.split(":", 1)[1].strip()
+    for line in (Path(__file__).parents[1] / "course.yml").read_text().splitlines()
+    if line.strip().startswith("- id:")
+}
+
+
+def group_of(nodeid: str) -> str | None:
+    """The group of the test ``nodeid`` (``tests/test_course.py::test_validate[02-prng]``), or
+    ``None`` for a test that shares nothing costly and can run on any worker."""
+    module = nodeid.partition("::")[0].rpartition("/")[2].removesuffix(".py")
+    param = nodeid.rpartition("[")[2].removesuffix("]") if nodeid.endswith("]") else ""
+    if module == "test_course" and param in ASSIGNMENT_IDS:
+        return f"validate-{param}"
+    return module if module in GROUPED_MODULES else None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def cost(item: pytest.Item) -> int:
+        group = group_of(item.nodeid)
+        if group:
+            return GROUP_SECONDS.get(group, 5)
+        return TEST_SECONDS.get(getattr(item, "originalname", item.name), 1)
+
+    # Stable: a group's tests keep their order, and so do the cheap tests.
+    items.sort(key=cost, reverse=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_Groups(), "course-test-groups")
+
+
+class _Groups:
+    """``--dist loadgroup`` by :func:`group_of`. (xdist 3.8 groups by a suffix it writes into
+    each test's nodeid, which pytest 9 no longer lets it write: every test would go alone.)"""
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        from xdist.scheduler import LoadScopeScheduling
+
+        class ByGroup(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return group_of(nodeid) or nodeid
+
+        return ByGroup(config, log)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def reference_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """One folder of reference stores for the session (see autograder/reference.py): every
     test starts from the same cold state as CI, never from the developer's own cache, and each
-    assignment's reference runs once however many tests grade it."""
+    assignment's reference runs once however many tests grade it, on whichever worker (a store
+    is locked while it is filled, so the second worker to need it waits and reads it)."""
     before = os.environ.get("AUTOGRADER_CACHE_DIR")
-    os.environ["AUTOGRADER_CACHE_DIR"] = str(tmp_path_factory.mktemp("autograder-cache"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Each worker's base folder lies in the one the run made for all of them.
+        shared = tmp_path_factory.getbasetemp().parent / "autograder-cache"
+        shared.mkdir(exist_ok=True)
+    else:
+        shared = tmp_path_factory.mktemp("autograder-cache")
+    os.environ["AUTOGRADER_CACHE_DIR"] = str(shared)
     yield
     if before is None:
         os.environ.pop("AUTOGRADER_CACHE_DIR", None)

@@ -21,6 +21,7 @@ from autograder.config import ROOT, load_course
 pytestmark = pytest.mark.assignment("01-broadcasting")
 A = "01-broadcasting"
 SEED = 20261123  # a fixed batch seed: the reference runs once for every test here
+OUT = "<out>"  # in a usage error's arguments: a folder of the test's own
 
 
 def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -395,38 +396,39 @@ def test_killed_run_resumes_to_exactly_one_row_each(batch: Path, tmp_path: Path)
     ("args", "message"),
     [
         (
-            ["grade", A, "/nonexistent/subs", "--out", "/tmp/x"],
+            ["grade", A, "/nonexistent/subs", "--out", OUT],
             "error: /nonexistent/subs: no such file or folder",
         ),
-        (["grade", "99-nothing", ".", "--out", "/tmp/x"], "error: unknown assignment '99-nothing'"),
-        (["grade", A, "README.md", "--out", "/tmp/x"], "not a notebook (.ipynb), a folder or a zip"),
+        (["grade", "99-nothing", ".", "--out", OUT], "error: unknown assignment '99-nothing'"),
+        (["grade", A, "README.md", "--out", OUT], "not a notebook (.ipynb), a folder or a zip"),
         (["grade", A, ".", "--out", "README.md"], "error: --out README.md: not a folder"),
         (["grade", A, ".", "--out", "README.md/grades"], "error: --out README.md/grades: cannot create"),
-        (["grade", A, ".", "--out", "/tmp/x", "--cell-seconds", "0"], "--cell-seconds 0.0: input should be"),
-        (["grade", A, ".", "--out", "/tmp/x", "--submission-seconds", "-5"], "--submission-seconds -5.0"),
-        (["grade", A, ".", "--out", "/tmp/x", "--memory-mb", "100"], "--memory-mb 100: input should be"),
-        (["grade", A, ".", "--out", "/tmp/x", "--jobs", "0"], "argument --jobs: 0: must be at least 1"),
-        (["grade", A, ".", "--out", "/tmp/x", "--jobs", "255"], "--jobs 255: at most 254 sandboxes at once"),
+        (["grade", A, ".", "--out", OUT, "--cell-seconds", "0"], "--cell-seconds 0.0: input should be"),
+        (["grade", A, ".", "--out", OUT, "--submission-seconds", "-5"], "--submission-seconds -5.0"),
+        (["grade", A, ".", "--out", OUT, "--memory-mb", "100"], "--memory-mb 100: input should be"),
+        (["grade", A, ".", "--out", OUT, "--jobs", "0"], "argument --jobs: 0: must be at least 1"),
+        (["grade", A, ".", "--out", OUT, "--jobs", "255"], "--jobs 255: at most 254 sandboxes at once"),
         (["grade", A, "."], "error: the following arguments are required: --out"),
         (
-            ["grade", A, "/nonexistent/subs", "--out", "/tmp/x", "--debug"],
+            ["grade", A, "/nonexistent/subs", "--out", OUT, "--debug"],
             "error: /nonexistent/subs: no such",
         ),
         (
-            ["--debug", "grade", A, "/nonexistent/subs", "--out", "/tmp/x"],
+            ["--debug", "grade", A, "/nonexistent/subs", "--out", OUT],
             "error: /nonexistent/subs: no such",
         ),
     ],
 )
-def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> None:
-    proc = cli(*args)
+def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
+    # A folder of the test's own for OUT: a file of that name elsewhere would change the error.
+    proc = cli(*(str(tmp_path / "out") if a == OUT else a for a in args))
     assert proc.returncode == 2
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_debug_anywhere_shows_the_traceback_and_no_hint(
-    where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     from autograder import cli as cli_module
     from autograder import grade
@@ -435,7 +437,7 @@ def test_debug_anywhere_shows_the_traceback_and_no_hint(
         raise RuntimeError("a bug of ours")
 
     monkeypatch.setattr(grade, "main", broken)
-    args = ["grade", A, ".", "--out", "/tmp/x"]
+    args = ["grade", A, ".", "--out", str(tmp_path / "out")]
     assert cli_module.main(["--debug", *args] if where == "before" else [*args, "--debug"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "internal error: RuntimeError: a bug of ours" in err

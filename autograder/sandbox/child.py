@@ -61,6 +61,9 @@ def _configure_jax(job: dict[str, Any]) -> None:
     """Device, device count and matmul precision, set before JAX creates its backends."""
     import jax
 
+    if job.get("xla_flags"):
+        # Read when the first backend starts, below: the zygote imported JAX but started none.
+        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {job['xla_flags']}".strip()
     if job["device"] == "gpu":
         # Several sandboxes share a GPU: allocate on demand instead of grabbing 75% each.
         os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
