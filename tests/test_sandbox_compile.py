@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from autograder.config import load_course
-from autograder.grader import CPU_XLA_FLAGS, Grader
+from autograder.grader import CPU_XLA_FLAGS, CPU_XLA_FLAGS_CHECKED, Grader, cpu_xla_flags
 
 
 def test_a_cpu_sandbox_compiles_with_the_jobs_xla_flags(tmp_path: Path) -> None:
@@ -15,14 +17,29 @@ def test_a_cpu_sandbox_compiles_with_the_jobs_xla_flags(tmp_path: Path) -> None:
     course = load_course()
     a = course.assignment("01-broadcasting")
     with Grader(course, a, tmp_path, seed=0) as grader:
-        assert grader.job["xla_flags"] == CPU_XLA_FLAGS
+        assert grader.job["xla_flags"] == cpu_xla_flags()
+        assert set(CPU_XLA_FLAGS) <= set(cpu_xla_flags().split())
         cells = [
             "import os, jax, jax.numpy as jnp\nFLAGS = os.environ.get('XLA_FLAGS', '')",
             "assert float(jax.jit(lambda x: (x * 2.0).sum())(jnp.arange(3.0))) == 6.0",
-            f"assert {CPU_XLA_FLAGS!r} in FLAGS.split(), FLAGS",
+            f"assert set({cpu_xla_flags().split()!r}) <= set(FLAGS.split()), FLAGS",
         ]
         outcome = grader._run(cells, slot=1, probes=[], cache=None)
     assert outcome.ended == "ok" and not outcome.cell_errors, (outcome.ended, outcome.cell_errors)
     other = Grader(course, a, tmp_path, seed=0)
     other.job = {**other.job, "xla_flags": ""}
     assert other.store_digests != Grader(course, a, tmp_path, seed=0).store_digests
+
+
+def test_flags_xla_may_drop_are_used_only_on_the_jaxlib_they_were_checked_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An unknown flag in XLA_FLAGS aborts every sandbox: on a jaxlib nobody checked (a GPU
+    image's newer one, say), only the long-standing flags are given."""
+    import jaxlib.version
+
+    monkeypatch.setattr(jaxlib.version, "__version__", "99.0.0")
+    assert cpu_xla_flags().split() == list(CPU_XLA_FLAGS)
+    for version, extra in CPU_XLA_FLAGS_CHECKED.items():
+        monkeypatch.setattr(jaxlib.version, "__version__", version)
+        assert cpu_xla_flags().split() == [*CPU_XLA_FLAGS, *extra]
