@@ -22,13 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from .config import Course, load_course
-from .grader import Grader, GradingFailed, gpu_count, start_zygote
+from .grader import MAX_SANDBOXES, Grader, GradingFailed, gpu_count, start_zygote
 from .records import Record, atomic_write, batch_seed, read_record, write_gradebook
-from .sandbox.limits import SLOTS_PER_GRADER, SandboxLimits
+from .sandbox.limits import SandboxLimits
 from .submissions import Submission, UsageError, collect
-
-#: Sandboxes at once: every slot but the reference's and the stub's (see :mod:`autograder.grader`).
-MAX_JOBS = SLOTS_PER_GRADER - 2
 
 
 def main(
@@ -89,9 +86,9 @@ def main(
     for flag, value in (("--jobs", jobs), ("--cpu-devices", cpu_devices)):
         if value is not None and value < 1:
             raise UsageError(f"{flag} {value}: must be at least 1")
-    if jobs is not None and jobs > MAX_JOBS:
-        # Under root each sandbox slot is a user id of its own, and a grader has SLOTS_PER_GRADER.
-        raise UsageError(f"--jobs {jobs}: at most {MAX_JOBS} sandboxes at once on one machine")
+    if jobs is not None and jobs > MAX_SANDBOXES:
+        # Under root each sandbox slot is a user id of its own, and a grader has only so many.
+        raise UsageError(f"--jobs {jobs}: at most {MAX_SANDBOXES} sandboxes at once on one machine")
     subs, skipped = collect(submissions, a, course)
     questions = list(a.questions)
     if only:

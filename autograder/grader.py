@@ -32,7 +32,7 @@ from .probing import (
 from .records import Record
 from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
 from .sandbox import landlock
-from .sandbox.limits import SandboxLimits, sandbox_user
+from .sandbox.limits import SLOTS_PER_GRADER, SandboxLimits, sandbox_user
 from .sandbox.run import RunOutcome, run_sandboxed
 from .sandbox.zygote import Zygote
 from .sources import source_namespace
@@ -42,6 +42,9 @@ from .submissions import Submission
 #: public compilation cache beside it (submissions take 1 to ``jobs``). Under root a slot is a
 #: user id, and a finished run kills every process of its id, so the two must differ.
 REFERENCE_SLOT, STUB_SLOT = 0, -1
+#: Sandboxes of submissions at once, at most: every slot but the reference's and the stub's. A
+#: grader asked for more (a Dask worker with more threads) runs this many; the rest wait.
+MAX_SANDBOXES = SLOTS_PER_GRADER - 2
 
 
 #: XLA flags of every sandbox on the CPU, the reference's included (they are part of the job, and
@@ -121,7 +124,7 @@ class Grader:
         self.zygote: Zygote | None = None
         self._zygote_lock = threading.Lock()
         self._slots: queue.Queue[int] = queue.Queue()
-        for slot in range(1, jobs + 1):
+        for slot in range(1, min(jobs, MAX_SANDBOXES) + 1):
             self._slots.put(slot)
         self._reference: dict[str, dict[str, Any]] | None = None
 

@@ -494,3 +494,19 @@ def test_a_worker_record_of_another_submission_becomes_an_error_row(tmp_path: Pa
         row = _record(grader, mine, sent(record))
         assert (row.status, row.total, row.submission) == ("error", 0.0, "bob.ipynb"), row
         assert "not this submission's" in row.message
+
+
+def test_a_worker_with_more_threads_than_sandbox_slots_never_shares_a_user_id(tmp_path: Path) -> None:
+    """Under root a slot is a user id: a Dask worker's grader gets as many jobs as the worker has
+    threads, and past MAX_SANDBOXES a slot would wrap onto the reference's or the stub's id (a
+    finished run kills every process of its id). The extra threads wait for a slot instead."""
+    from autograder.grader import MAX_SANDBOXES, REFERENCE_SLOT, STUB_SLOT, Grader
+    from autograder.sandbox.limits import SLOTS_PER_GRADER, sandbox_uid
+
+    course = load_course()
+    grader = Grader(course, course.assignment(A), tmp_path, seed=SEED, jobs=1000)
+    slots = [grader._slots.get_nowait() for _ in range(grader._slots.qsize())]
+    assert len(slots) == MAX_SANDBOXES < SLOTS_PER_GRADER
+    uids = {sandbox_uid(s) for s in slots}
+    assert len(uids) == len(slots)
+    assert not uids & {sandbox_uid(REFERENCE_SLOT), sandbox_uid(STUB_SLOT)}
