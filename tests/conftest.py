@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from autograder.config import load_course
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -62,11 +64,7 @@ GROUPED_MODULES = {
     "test_gradescope",
     "test_points",
 }
-ASSIGNMENT_IDS = {
-    line.split(":", 1)[1].strip()
-    for line in (Path(__file__).parents[1] / "course.yml").read_text().splitlines()
-    if line.strip().startswith("- id:")
-}
+ASSIGNMENT_IDS = {a.id for a in load_course().assignments}
 
 
 def group_of(nodeid: str) -> str | None:
