@@ -43,3 +43,21 @@ def test_flags_xla_may_drop_are_used_only_on_the_jaxlib_they_were_checked_on(
     for version, extra in CPU_XLA_FLAGS_CHECKED.items():
         monkeypatch.setattr(jaxlib.version, "__version__", version)
         assert cpu_xla_flags().split() == [*CPU_XLA_FLAGS, *extra]
+
+
+def test_a_sandbox_lowers_every_program_into_one_mlir_context(tmp_path: Path) -> None:
+    """JAX's fresh context per program was a quarter of a submission's run; in the sandbox one
+    context serves every lowering, and programs lowered there still run and agree."""
+    course = load_course()
+    a = course.assignment("01-broadcasting")
+    cells = [
+        "import jax, jax.numpy as jnp\nfrom jax._src.interpreters import mlir",
+        "assert mlir.make_ir_context() is mlir.make_ir_context()",
+        "x = jnp.arange(6.0).reshape(2, 3)\n"
+        "assert float((x - x.mean(0)).sum()) == 0.0\n"
+        "assert float(jax.jit(lambda y: jnp.tanh(y).sum())(x)) == float(jnp.tanh(x).sum())",
+        "assert jax.jit(lambda y: y @ y.T).lower(x).compiler_ir().context is mlir.make_ir_context()",
+    ]
+    with Grader(course, a, tmp_path, seed=0) as grader:
+        outcome = grader._run(cells, slot=1, probes=[], cache=None)
+    assert outcome.ended == "ok" and not outcome.cell_errors, (outcome.ended, outcome.cell_errors)
