@@ -15,6 +15,8 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .probing.helpers import parse_python
+
 if TYPE_CHECKING:
     import nbformat
 
@@ -92,7 +94,7 @@ def code_cells(nb: nbformat.NotebookNode) -> list[str]:
 def defined_names(source: str) -> set[str]:
     """Top-level names a cell defines with ``def``, ``class`` or assignment."""
     try:
-        tree = ast.parse(executable_source(source))
+        tree = parse_python(executable_source(source))
     except SyntaxError:
         return set()
     names: set[str] = set()

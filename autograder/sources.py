@@ -19,6 +19,7 @@ from typing import Any
 
 from .notebooks import executable_source
 from .probing import SourceFunction, SourceNamespace
+from .probing.helpers import parse_python
 
 #: Calls that bind or rewrite names out of the parser's sight.
 DYNAMIC_CALLS = {"exec", "eval", "compile", "globals", "locals", "vars", "setattr", "delattr", "__import__"}
@@ -71,7 +72,7 @@ class _Notebook:
         for source in cells:
             text = executable_source(source)
             try:
-                tree = ast.parse(text)
+                tree = parse_python(text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue  # it raised when run, and bound nothing
             self._scan_dynamic(tree)

@@ -64,3 +64,40 @@ def test_imports_resolve_to_the_real_objects_for_name_checks() -> None:
 def test_a_cell_that_does_not_parse_binds_nothing() -> None:
     ns = source_namespace([PLAIN, "outer = (\n"], ["outer"])
     assert "def outer" in source_of(ns.outer)
+
+
+def test_sources_are_read_safely_from_several_threads() -> None:
+    """A grader with ``--jobs 2`` reads two submissions' sources at once. CPython 3.11's AST
+    building keeps its depth in state the interpreter shares, so a thread switch inside one
+    parse (a garbage collection can cause one) made another fail with SystemError, and a
+    submission got an ``error`` row in a test run. Here every collection switches threads."""
+    import gc
+    import threading
+    import time
+
+    cells = [PLAIN, HELPER] + [
+        f"def f{i}(x):\n    return [[(x + {i}) * (y - {i}) for y in range(3)] for _ in range(2)]"
+        for i in range(300)
+    ]
+    failures: list[BaseException] = []
+
+    def read() -> None:
+        for _ in range(15):
+            try:
+                assert "jnp.outer(x, x)" in source_of(source_namespace(cells, ["outer"]).outer)
+            except BaseException as e:  # noqa: BLE001 - collected for the assertion below
+                failures.append(e)
+
+    def switch(phase: str, info: dict) -> None:
+        time.sleep(0)
+
+    gc.callbacks.append(switch)
+    try:
+        threads = [threading.Thread(target=read) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        gc.callbacks.remove(switch)
+    assert not failures, failures[:2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+import threading
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,6 +16,20 @@ from ._captured import _getsource, _isinstance, _type, _unwrap
 from .compare import describe_value
 from .plain import PlainArray
 from .running import SourceFunction
+
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_python(source: str) -> ast.Module:
+    """``ast.parse``, one thread at a time. CPython 3.11 keeps the depth of the AST it is
+    building in state the whole interpreter shares; a thread switch in the middle (a garbage
+    collection can cause one) lets a second parse corrupt it, and one of them fails with
+    "SystemError: AST constructor recursion depth mismatch" (cpython gh-106905). A grader with
+    ``--jobs 2`` reads two submissions' sources at once, and that failure became an ``error``
+    row."""
+    with _PARSE_LOCK:
+        return ast.parse(source)
+
 
 # ---------------------------------------------------------------------------------------------
 # For probe bodies (run beside the submission).
@@ -157,7 +172,7 @@ def array(out: dict[str, Any], path: str) -> np.ndarray:
 def names_used(source: str) -> set[str]:
     """Dotted names read in ``source`` (``jnp.outer``, ``jax.jacfwd``, ``outer``, ``einsum``)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return set()
     found: set[str] = set()
@@ -189,7 +204,7 @@ def forbidden_names(source: str, names: set[str] | list[str]) -> list[str]:
 def python_loops(source: str) -> list[str]:
     """The Python loops in ``source``: ``for``/``while`` statements and comprehensions."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return []
     kinds = {
