@@ -92,13 +92,16 @@ def _share_mlir_context() -> None:
     4 ms each, and an eager op is a program of its own, so a submission's cells and probes spent
     a quarter of their time there (1.2 s of 4.4 s for the 01 reference), even when XLA's compile
     was a cache hit. One context holds many modules; what is lowered into it, and so every
-    program and compilation cache key, is the same. Skipped where JAX no longer has the hook."""
+    program and compilation cache key, is the same. Skipped where JAX's hook is gone or now
+    takes arguments (another JAX than the one this was checked on: 0.10.2)."""
+    import inspect
+
     try:
         from jax._src.interpreters import mlir
     except ImportError:
         return
     make = getattr(mlir, "make_ir_context", None)
-    if make is None:
+    if make is None or inspect.signature(make).parameters:
         return
     context = make()
     mlir.make_ir_context = lambda: context
