@@ -70,6 +70,33 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "zero",
     ),
     "replace_json": ("import json\njson.dumps = lambda *a, **k: '{}'", "tampered", "zero"),
+    # The check itself, disarmed through what it looks up at call time; then a replacement that
+    # the disarmed check would have missed.
+    "disarm_the_check_helpers": (
+        "import autograder.sandbox.integrity as I\nI._any = lambda it: False\n"
+        "I._map = lambda *a: iter(())\nimport jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        "tampered",
+        "zero",
+    ),
+    "disarm_the_check_function": (
+        "import autograder.sandbox.integrity as I\nI._unchanged = lambda *a: True\n"
+        "I.changes = lambda *a, **k: []\nimport jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        "tampered",
+        "zero",
+    ),
+    "disarm_the_check_code": (
+        "import autograder.sandbox.integrity as I\nI._unchanged.__code__ = (lambda *a: True).__code__\n"
+        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        "tampered",
+        "zero",
+    ),
+    "disarm_the_sandbox_check": (
+        "import types\nimport autograder.sandbox.child as C\n"
+        "C.integrity = types.SimpleNamespace(changes=lambda *a, **k: [], restore=lambda *a: None)\n"
+        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        "tampered",
+        "zero",
+    ),
     "tamper_later_in_thread": (
         "import threading, time, jax.numpy as jnp\n"
         "def later():\n    time.sleep(0.3)\n    jnp.allclose = lambda *a, **k: True\n"

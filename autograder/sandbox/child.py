@@ -177,7 +177,18 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     snap = integrity.snapshot()
     # Bound to locals before student code runs: replacing the module attributes (or their code
     # objects) later changes nothing in this frame, which keeps its own references.
-    send, check, recv, loads = _send, _check, conn.recv_bytes, json.loads
+    send, recv, loads = _send, conn.recv_bytes, json.loads
+    changes, restore = integrity.changes, integrity.restore
+
+    def check(snap: integrity.Snapshot, conn: Connection) -> bool:
+        """Report what student code replaced since the snapshot, then put it back. It reads
+        no global name: ``child.integrity = fake`` must not disarm it."""
+        found = changes(snap)
+        if found:
+            restore(snap)  # first: the evidence must not travel through what was replaced
+            send(conn, {"event": "tampered", "evidence": found})
+        return True
+
     copy, first = dataclasses.replace, next
     gettrace, getprofile, unguarded, raw, leave = (
         sys.gettrace,
@@ -200,7 +211,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         return True
 
     guarded = integrity.guard(
-        send, check, run_probe, raw, intact, integrity.changes, integrity.restore, integrity.snapshot
+        send, check, run_probe, raw, intact, changes, restore, integrity._unchanged, integrity.snapshot
     )
     send(conn, {"event": "ready", "landlock": abi, "uid": confined.uid, "missing": missing})
 
@@ -257,12 +268,3 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         else:
             send(conn, {"event": "result", "id": pid, "nonce": nonce, "ok": False, "error": result["error"]})
     send(conn, {"event": "done"})
-
-
-def _check(snap: integrity.Snapshot, conn: Connection) -> bool:
-    """Report what student code replaced since the snapshot, then put it back."""
-    found = integrity.changes(snap)
-    if found:
-        integrity.restore(snap)  # first: the evidence must not travel through what was replaced
-        _send(conn, {"event": "tampered", "evidence": found})
-    return True

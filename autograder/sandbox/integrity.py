@@ -104,7 +104,9 @@ Space = tuple[str, Any, tuple[str, ...], tuple[Any, ...], tuple[Any, ...], tuple
 # The same names flattened (namespace, name, object; function, code; module name, module), for
 # a check with no Python loop over namespaces when nothing changed, which is nearly always.
 Flat = tuple[tuple[Any, ...], ...]
-Snapshot = tuple[tuple[Space, ...], Flat]
+# What the check itself calls (see _TOOLS), travelling in the snapshot.
+Tools = tuple[Any, ...]
+Snapshot = tuple[tuple[Space, ...], Flat, Tools]
 
 # Bound now: the check must work after a submission replaced these very builtins.
 _isinstance, _vars, _getattr, _len, _list, _tuple, _map, _any = (
@@ -119,7 +121,6 @@ _isinstance, _vars, _getattr, _len, _list, _tuple, _map, _any = (
 )
 _import = importlib.import_module
 _is_not, _code = operator.is_not, operator.attrgetter("__code__")
-_MISSING = object()
 _dict_get, _proxy_get = dict.get, types.MappingProxyType.get
 _METHOD = (types.FunctionType, staticmethod, classmethod, property)
 
@@ -164,24 +165,29 @@ def snapshot() -> Snapshot:
             for attr, obj in zip(attrs, objs)
         ]
         flat += [_tuple(e[0] for e in entries), _tuple(e[1] for e in entries), _tuple(e[2] for e in entries)]
-    return _tuple(snap), (
-        *flat,
-        _tuple(f for space in snap for f in space[4]),
-        _tuple(c for space in snap for c in space[5]),
-        _tuple(n for n, _ in modules),
-        _tuple(m for _, m in modules),
+    return (
+        _tuple(snap),
+        (
+            *flat,
+            _tuple(f for space in snap for f in space[4]),
+            _tuple(c for space in snap for c in space[5]),
+            _tuple(n for n, _ in modules),
+            _tuple(m for _, m in modules),
+        ),
+        _TOOLS,
     )
 
 
-def _unchanged(flat: Flat) -> bool:
+def _unchanged(flat: Flat, tools: Tools) -> bool:
     """Nothing was replaced: C-level loops only (``dict.get`` over the module namespaces,
     ``mappingproxy.get`` over the class ones; a deleted name reads as ``None``)."""
+    any_, map_, is_not, code_of, dict_get, proxy_get, modules_get = tools[:7]
     m_spaces, m_attrs, m_objs, c_spaces, c_attrs, c_objs, functions, codes, names, modules = flat
     return not (
-        _any(_map(_is_not, _map(_dict_get, m_spaces, m_attrs), m_objs))
-        or _any(_map(_is_not, _map(_proxy_get, c_spaces, c_attrs), c_objs))
-        or _any(_map(_is_not, _map(_code, functions), codes))
-        or _any(_map(_is_not, _map(sys.modules.get, names), modules))
+        any_(map_(is_not, map_(dict_get, m_spaces, m_attrs), m_objs))
+        or any_(map_(is_not, map_(proxy_get, c_spaces, c_attrs), c_objs))
+        or any_(map_(is_not, map_(code_of, functions), codes))
+        or any_(map_(is_not, map_(modules_get, names), modules))
     )
 
 
@@ -217,54 +223,87 @@ def unguarded(guarded: tuple[tuple[Any, Any], ...]) -> list[str]:
 
 
 def changes(snap: Snapshot, limit: int = 5) -> list[str]:
-    """What was replaced or deleted since ``snap``, as ``"replaced jax.numpy.allclose"``."""
+    """What was replaced or deleted since ``snap``, as ``"replaced jax.numpy.allclose"``.
+
+    It reads no global name of this module, nor any builtin: a submission can rebind those
+    (``integrity._any = lambda it: False`` disarmed the check), but not the tuple the sandbox
+    holds. Its code, and ``_unchanged``'s, are guarded by the sandbox (:func:`guard`)."""
     found: list[str] = []
-    missing = _MISSING
+    spaces, flat, tools = snap
+    (any_, map_, is_not, code_of, _, _, modules_get, unchanged, vars_, tuple_, len_, zip_) = tools[:12]
+    isinstance_, module_type, base_exception, type_, _, _ = tools[12:]
+    missing: list[Any] = []  # a fresh object, made without a name lookup: no namespace holds it
     try:
-        spaces, flat = snap
-        if _unchanged(flat):
+        if unchanged(flat, tools):
             return found
-        modules = sys.modules
         for name, target, attrs, objs, functions, codes in spaces:
-            if _isinstance(target, types.ModuleType) and modules.get(name) is not target:
+            if isinstance_(target, module_type) and modules_get(name) is not target:
                 found.append(f"replaced the module {name}")
-            space = _vars(target)
-            now = _tuple(_map(space.get, attrs, (missing,) * _len(attrs)))
-            if _any(_map(_is_not, now, objs)):
-                for attr, obj, was in zip(attrs, now, objs):
+            space = vars_(target)
+            now = tuple_(map_(space.get, attrs, (missing,) * len_(attrs)))
+            if any_(map_(is_not, now, objs)):
+                for attr, obj, was in zip_(attrs, now, objs):
                     if obj is missing:
                         found.append(f"deleted {name}.{attr}")
                     elif obj is not was:
                         found.append(f"replaced {name}.{attr}")
-            if _any(_map(_is_not, _map(_code, functions), codes)):
+            if any_(map_(is_not, map_(code_of, functions), codes)):
                 found += [
                     f"replaced the code of {f.__qualname__} in {name}"
-                    for f, c in zip(functions, codes)
+                    for f, c in zip_(functions, codes)
                     if f.__code__ is not c
                 ]
-            if _len(found) >= limit:
+            if len_(found) >= limit:
                 break
-    except BaseException as e:  # noqa: BLE001 - the check itself was sabotaged: that is evidence
-        found.append(f"broke the grader's integrity check ({type(e).__name__})")
+    except base_exception as e:  # noqa: BLE001 - the check itself was sabotaged: that is evidence
+        found.append(f"broke the grader's integrity check ({type_(e).__name__})")
     return found[:limit]
 
 
 def restore(snap: Snapshot) -> None:
     """Put back what :func:`changes` reports, so the sandbox's own code (JSON, sockets) keeps
-    working after a submission sabotaged a builtin; the evidence has been recorded by then."""
-    for name, target, attrs, objs, functions, codes in snap[0]:
+    working after a submission sabotaged a builtin; the evidence has been recorded by then.
+    Like :func:`changes`, it reads no global name."""
+    spaces, _, tools = snap
+    vars_, zip_ = tools[8], tools[11]
+    isinstance_, module_type, base_exception, _, modules, setattr_ = tools[12:]
+    for name, target, attrs, objs, functions, codes in spaces:
         try:
-            if _isinstance(target, types.ModuleType):
-                sys.modules[name] = target
-            space = _vars(target)
-            for attr, obj in zip(attrs, objs):
+            if isinstance_(target, module_type):
+                modules[name] = target
+            space = vars_(target)
+            for attr, obj in zip_(attrs, objs):
                 if space.get(attr) is not obj:
                     try:
-                        setattr(target, attr, obj)
-                    except BaseException:  # noqa: BLE001, S112 - restore what can be restored
+                        setattr_(target, attr, obj)
+                    except base_exception:  # noqa: BLE001, S112 - restore what can be restored
                         continue
-            for f, code in zip(functions, codes):
+            for f, code in zip_(functions, codes):
                 if f.__code__ is not code:
                     f.__code__ = code
-        except BaseException:  # noqa: BLE001, S112 - restore what can be restored
+        except base_exception:  # noqa: BLE001, S112 - restore what can be restored
             continue
+
+
+# Everything changes() and restore() call, bound when this module is imported (before any
+# student code): they read it from the snapshot, never from this module's globals or builtins.
+_TOOLS: Tools = (
+    _any,
+    _map,
+    _is_not,
+    _code,
+    _dict_get,
+    _proxy_get,
+    sys.modules.get,
+    _unchanged,
+    _vars,
+    _tuple,
+    _len,
+    zip,
+    _isinstance,
+    types.ModuleType,
+    BaseException,
+    type,
+    sys.modules,
+    setattr,
+)
