@@ -90,6 +90,16 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "tampered",
         "zero",
     ),
+    "rebind_the_checks_closure": (
+        "import gc, types\nfor f in gc.get_objects():\n"
+        "    if isinstance(f, types.FunctionType) and f.__module__ == 'autograder.sandbox.child':\n"
+        "        for c in f.__closure__ or ():\n"
+        "            if getattr(c.cell_contents, '__name__', '') == 'changes':\n"
+        "                c.cell_contents = lambda *a, **k: []\n"
+        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        "tampered",
+        "zero",
+    ),
     "disarm_the_sandbox_check": (
         "import types\nimport autograder.sandbox.child as C\n"
         "C.integrity = types.SimpleNamespace(changes=lambda *a, **k: [], restore=lambda *a: None)\n"

@@ -135,6 +135,24 @@ def _SEND_RAW(conn: Connection, message: dict[str, Any]) -> None:  # noqa: N802 
     conn.send_bytes(_dumps(message).encode())
 
 
+def _intact(watch: tuple[Any, ...]) -> bool:
+    """The sandbox's own code is as it was; if not, say so and stop. It reads no global name:
+    everything comes in ``watch``, a tuple bound before student code ran."""
+    conn, guarded, unguarded, unguarded_code, gettrace, getprofile, raw, leave = watch
+    if unguarded.__code__ is not unguarded_code:
+        found = ["replaced the code of the grader's integrity check"]
+    else:
+        found = unguarded(guarded)
+    if gettrace() is not None or getprofile() is not None:
+        found.append("installed a trace or profile function")
+    if found:
+        try:
+            raw(conn, {"event": "tampered", "evidence": found[:5]})
+        finally:
+            leave(0)
+    return True
+
+
 def _run(conn: Connection, request: dict[str, Any]) -> None:
     global _MAIN_PID
     _MAIN_PID = os.getpid()
@@ -190,29 +208,17 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         return True
 
     copy, first = dataclasses.replace, next
-    gettrace, getprofile, unguarded, raw, leave = (
-        sys.gettrace,
-        sys.getprofile,
-        integrity.unguarded,
-        _SEND_RAW,
-        os._exit,
-    )
-
-    def intact() -> bool:
-        """The sandbox's own code is as it was; if not, say so and stop."""
-        found = unguarded(guarded)
-        if gettrace() is not None or getprofile() is not None:
-            found.append("installed a trace or profile function")
-        if found:
-            try:
-                raw(conn, {"event": "tampered", "evidence": found[:5]})
-            finally:
-                leave(0)
-        return True
-
     guarded = integrity.guard(
-        send, check, run_probe, raw, intact, changes, restore, integrity._unchanged, integrity.snapshot
+        send, check, run_probe, _SEND_RAW, changes, restore, integrity._unchanged, integrity.snapshot
     )
+    unguarded = integrity.unguarded
+    # The root of the checks: a tuple and fast locals of this frame, which student code cannot
+    # rebind (a closure's cells it can, through the garbage collector). _intact's code is
+    # compared here before each call, and _intact compares unguarded's before calling it.
+    watch = (conn, guarded, unguarded, unguarded.__code__, sys.gettrace, sys.getprofile, _SEND_RAW, os._exit)
+    intact, intact_code, raw, leave = _intact, _intact.__code__, _SEND_RAW, os._exit
+    root_tampered = {"event": "tampered", "evidence": ["replaced the code of the grader's integrity check"]}
+
     send(conn, {"event": "ready", "landlock": abi, "uid": confined.uid, "missing": missing})
 
     env = new_namespace()
@@ -226,15 +232,18 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         except SystemExit as e:
             if os.getpid() != _MAIN_PID:
                 os._exit(0)
-            intact()
+            intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
+            intact(watch)
             send(conn, {"event": "exit", "index": i, "code": str(e.code)[:50]})
             return
         except BaseException as e:  # noqa: BLE001
             if os.getpid() != _MAIN_PID:
                 os._exit(0)
-            intact() and check(snap, conn)
+            intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
+            intact(watch) and check(snap, conn)
             send(conn, {"event": "cell_error", "index": i, "error": describe_exception(e)})
-        intact() and check(snap, conn)
+        intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
+        intact(watch) and check(snap, conn)
     send(conn, {"event": "executed"})
 
     # Only now do the hidden tests enter this process; never the batch's seed, only each
@@ -255,7 +264,8 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         pid, nonce = str(req["run"]), str(req["nonce"])
         probe, body, code = first((p, b, c) for i, p, b, c in probes if i == pid)
         result = run_probe(copy(probe, body=body), env, int(req["seed"]))
-        intact() and check(snap, conn)
+        intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
+        intact(watch) and check(snap, conn)
         changed = [name for name, value in module_items if module.__dict__.get(name) is not value]
         swapped = [i for i, p, b, c in probes if p.body is not b or b.__code__ is not c]
         if swapped or changed:

@@ -210,16 +210,22 @@ def _function_of(obj: Any) -> Any:
     return obj if _isinstance(obj, types.FunctionType) else None
 
 
-def guard(*functions: Any) -> tuple[tuple[Any, Any], ...]:
-    """``(function, its code)`` pairs, for :func:`unguarded`."""
-    return tuple((f, f.__code__) for f in functions)
+def guard(*functions: Any) -> tuple[tuple[Any, Any, tuple[Any, ...]], ...]:
+    """``(function, its code, what its closure holds)`` for each, for :func:`unguarded`."""
+    return tuple((f, f.__code__, tuple(c.cell_contents for c in f.__closure__ or ())) for f in functions)
 
 
-def unguarded(guarded: tuple[tuple[Any, Any], ...]) -> list[str]:
-    """The guarded functions whose code was replaced since :func:`guard`."""
-    return [
-        f"replaced the code of the grader's {f.__qualname__}" for f, code in guarded if f.__code__ is not code
-    ]
+def unguarded(guarded: tuple[tuple[Any, Any, tuple[Any, ...]], ...]) -> list[str]:
+    """The guarded functions whose code, or whose closure's contents (a cell can be rebound
+    through the garbage collector), changed since :func:`guard`. Compared by identity only: a
+    planted object's ``__eq__`` never runs."""
+    found = []
+    for f, code, held in guarded:
+        if f.__code__ is not code:
+            found.append(f"replaced the code of the grader's {f.__qualname__}")
+        elif any(c.cell_contents is not h for c, h in zip(f.__closure__ or (), held)):
+            found.append(f"rebound a variable of the grader's {f.__qualname__}")
+    return found
 
 
 def changes(snap: Snapshot, limit: int = 5) -> list[str]:
