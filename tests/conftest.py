@@ -156,7 +156,10 @@ def run_on_gradescope(zip_path: Path, notebooks: list[Path], work: Path) -> dict
             timeout=900,
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
-        return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+        results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+        # What the grader logged (a traceback where it failed), for a failing assertion to show.
+        (root / "run_autograder.log").write_text(proc.stderr, encoding="utf-8")
+        return results
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         return dict(zip((nb.name for nb in notebooks), pool.map(one, notebooks)))

@@ -237,7 +237,8 @@ def test_honest_reference_scores_full_marks_and_the_attack_zero(
     assert honest["score"] == honest["extra_data"]["possible"] == 100, honest["output"]
     assert len(honest["tests"]) == len(load_probes(a.probes_file).probes)
     attack = results["attack.ipynb"]
-    assert attack["extra_data"]["status"] == "graded", attack["output"]
+    log = (work / "attack" / "run_autograder.log").read_text(encoding="utf-8")[-3000:]
+    assert attack["extra_data"]["status"] == "graded", (attack["output"], log)
     assert attack["score"] == 0, attack["output"]
     assert all(t["score"] == 0 for t in attack["tests"])
     assert any("the attack ran to its end; stolen: []" in n for n in attack["extra_data"]["notes"]), attack
