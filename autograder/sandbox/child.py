@@ -215,8 +215,9 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     # The root of the checks: a tuple and fast locals of this frame, which student code cannot
     # rebind (a closure's cells it can, through the garbage collector). _intact's code is
     # compared here before each call, and _intact compares unguarded's before calling it.
-    watch = (conn, guarded, unguarded, unguarded.__code__, sys.gettrace, sys.getprofile, _SEND_RAW, os._exit)
-    intact, intact_code, raw, leave = _intact, _intact.__code__, _SEND_RAW, os._exit
+    raw, leave = _SEND_RAW, os._exit
+    watch = (conn, guarded, unguarded, unguarded.__code__, sys.gettrace, sys.getprofile, raw, leave)
+    intact, intact_code = _intact, _intact.__code__
     root_tampered = {"event": "tampered", "evidence": ["replaced the code of the grader's integrity check"]}
 
     send(conn, {"event": "ready", "landlock": abi, "uid": confined.uid, "missing": missing})
