@@ -100,6 +100,29 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "tampered",
         "zero",
     ),
+    # The checks of the checks, replaced together with the closure rebinding they would catch.
+    "replace_the_check_of_the_checks": (
+        "import autograder.sandbox.child as C\nC._intact.__code__ = (lambda watch: True).__code__\n"
+        "import gc, types\nfor f in gc.get_objects():\n"
+        "    if isinstance(f, types.FunctionType) and f.__module__ == 'autograder.sandbox.child':\n"
+        "        for c in f.__closure__ or ():\n"
+        "            if getattr(c.cell_contents, '__name__', '') == 'changes':\n"
+        "                c.cell_contents = lambda *a, **k: []\n"
+        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        "tampered",
+        "zero",
+    ),
+    "replace_the_code_checker": (
+        "import autograder.sandbox.integrity as I\nI.unguarded.__code__ = (lambda guarded: []).__code__\n"
+        "import gc, types\nfor f in gc.get_objects():\n"
+        "    if isinstance(f, types.FunctionType) and f.__module__ == 'autograder.sandbox.child':\n"
+        "        for c in f.__closure__ or ():\n"
+        "            if getattr(c.cell_contents, '__name__', '') == 'changes':\n"
+        "                c.cell_contents = lambda *a, **k: []\n"
+        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        "tampered",
+        "zero",
+    ),
     "disarm_the_sandbox_check": (
         "import types\nimport autograder.sandbox.child as C\n"
         "C.integrity = types.SimpleNamespace(changes=lambda *a, **k: [], restore=lambda *a: None)\n"
