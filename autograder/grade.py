@@ -136,9 +136,6 @@ def main(
         write_gradebook(out / "gradebook.csv", [records[s.key] for s in subs if s.key in records], questions)
 
     sandboxed = any(not s.problem for s in todo)
-    if sandboxed:
-        # Meanwhile: the report's plotting library, needed at the end (~0.5 s on one core).
-        threading.Thread(target=importlib.import_module, args=("matplotlib.figure",), daemon=True).start()
     # Started before the grader loads the probes, so that the zygote's imports run beside its own.
     zygote = start_zygote(out) if sandboxed and not (scheduler or cluster) else None
     try:
@@ -159,6 +156,9 @@ def main(
                 )
             )
             if sandboxed:
+                # While the sandboxes run: the report's plotting library (~0.5 s on one core).
+                # Only now, once the grader's own JAX import is over: see import_plotting_library.
+                threading.Thread(target=import_plotting_library, daemon=True).start()
                 if not grader.reference_stored():
                     console.say(
                         f"running the reference solution of {a.id} on this batch's hidden inputs "
@@ -195,6 +195,19 @@ def main(
         rows = [records[s.key] for s in subs]
         print(summary_text(rows, questions, out, graded=len(todo), kept=kept), flush=True)
     return 0
+
+
+def import_plotting_library() -> None:
+    """Import what the report plots with, off the main thread.
+
+    Not beside an import of JAX: ml_dtypes, which JAX imports, adds its types to
+    ``numpy.sctypeDict`` while numpy.ma (which matplotlib imports) iterates over it, and the
+    loser of that race raised "dictionary changed size during iteration", leaving a half-made
+    matplotlib that failed the batch's report. ml_dtypes comes first here so that its import
+    (this thread's or another's: the import lock makes the two one) is over before numpy.ma's.
+    """
+    importlib.import_module("ml_dtypes")
+    importlib.import_module("matplotlib.figure")
 
 
 def local_records(grader: Grader, todo: Sequence[Submission], jobs: int) -> Iterator[Record]:

@@ -332,6 +332,44 @@ def test_each_new_batch_draws_its_own_seed_and_a_resumed_one_keeps_it(batch: Pat
     assert records.batch_seed(tmp_path / "c", 5) == 5
 
 
+# `python -m autograder`, with the report's background import of matplotlib watched: it says
+# whether JAX (and ml_dtypes with it) had finished importing when that thread started.
+WATCH_THE_PLOTTING_IMPORT = """
+import runpy, sys
+from autograder import grade
+
+def done(name):
+    spec = getattr(sys.modules.get(name), "__spec__", None)
+    return spec is not None and not getattr(spec, "_initializing", False)
+
+real = grade.import_plotting_library
+def watched():
+    print("plotting import after JAX:", done("jax") and done("ml_dtypes"), file=sys.stderr, flush=True)
+    real()
+grade.import_plotting_library = watched
+sys.argv = ["autograder", *sys.argv[1:]]
+runpy.run_module("autograder", run_name="__main__")
+"""
+
+
+def test_the_plotting_library_is_imported_only_after_jax(batch: Path, graded, tmp_path: Path) -> None:
+    """matplotlib imported in a thread beside the grader's own import of JAX raced it (ml_dtypes
+    grows numpy's type table while numpy.ma iterates it) and failed whole batches."""
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-c", WATCH_THE_PLOTTING_IMPORT, "grade", A, str(batch / "alice.ipynb")]
+        + ["--out", str(out), "--seed", str(SEED)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "plotting import after JAX: True" in proc.stderr, proc.stderr
+    (row,) = rows(out)
+    assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
+
+
 def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_path: Path) -> None:
     """A read-only or missing cache folder costs the store its reuse, never the batch its run."""
     blocked = tmp_path / "not-a-folder"
