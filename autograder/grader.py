@@ -15,7 +15,7 @@ import secrets
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +104,13 @@ class Grader:
         self.probes_source = assignment.probes_file.read_text(encoding="utf-8")
         self._score_table()
         self.seed = seed
-        base = course.limits_for(assignment)
-        self.limits = limits or SandboxLimits(**base.model_dump())
+        base = SandboxLimits(**course.limits_for(assignment).model_dump())
+        self.limits = limits or base
+        # The course's own runs (the reference, the stub) compile every program cold, once per
+        # batch: never under limits tighter than course.yml's, which flags set for submissions.
+        self.trusted_limits = SandboxLimits(
+            **{f.name: max(getattr(self.limits, f.name), getattr(base, f.name)) for f in fields(base)}
+        )
         self.notes: list[str] = []
         self.job = self._job(cpu_devices)
         self._lifecycle(jobs)
@@ -144,6 +149,7 @@ class Grader:
             "job": self.job,
             "notes": self.notes,
             "limits": asdict(self.limits),
+            "trusted_limits": asdict(self.trusted_limits),
             "seed": self.seed,
             "store": self.store_digests,
             "reference": encode_results(self.reference()),
@@ -169,6 +175,7 @@ class Grader:
         self._score_table()
         self.seed = int(build["seed"])
         self.limits = SandboxLimits(**build["limits"])
+        self.trusted_limits = SandboxLimits(**build["trusted_limits"])
         self.notes = [str(n) for n in build["notes"]]
         self.job = dict(build["job"])
         self._lifecycle(jobs)
@@ -221,7 +228,8 @@ class Grader:
         self, cells: list[str], slot: int, probes: list[str], cache: Path | None, *, writes: bool = False
     ) -> RunOutcome:
         """Run cells, then the ``probes`` (ids), in a sandbox that reads (or, with ``writes``,
-        fills) the compilation cache ``cache``."""
+        fills) the compilation cache ``cache``; a run that ``writes`` is the course's own code,
+        under :attr:`trusted_limits`."""
         zygote = self._zygote()
         sandbox = self.out / ".sandbox"
         sandbox.mkdir(parents=True, exist_ok=True)
@@ -242,7 +250,7 @@ class Grader:
                 probes_source=self.probes_source,
                 requests=[(pid, probe_seed(self.seed, pid)) for pid in probes],
                 job=job,
-                limits=self.limits,
+                limits=self.trusted_limits if writes else self.limits,
                 # A fresh name each run: whatever a sandbox did to its folder cannot stop the next.
                 box=sandbox / f"slot-{slot}-{secrets.token_hex(6)}",
                 uid=uid,

@@ -370,6 +370,17 @@ def test_the_plotting_library_is_imported_only_after_jax(batch: Path, graded, tm
     assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
 
 
+def test_tight_limits_bind_submissions_never_the_reference(batch: Path, tmp_path: Path) -> None:
+    """--cell-seconds is for submissions: the reference, compiling every program cold once per
+    batch, runs under course.yml's limits, or a tight flag would fail the whole batch."""
+    out = tmp_path / "out"
+    proc = cli("grade", A, str(batch / "alice.ipynb"), "--out", str(out), "--cell-seconds", "0.01")
+    assert proc.returncode == 0, proc.stderr
+    assert "running the reference solution of 01-broadcasting" in proc.stderr  # a new seed
+    (row,) = rows(out)
+    assert row["status"] != "graded" or float(row["total"]) < float(row["possible"]), row
+
+
 def test_an_unwritable_cache_folder_falls_back_to_out(batch: Path, graded, tmp_path: Path) -> None:
     """A read-only or missing cache folder costs the store its reuse, never the batch its run."""
     blocked = tmp_path / "not-a-folder"
