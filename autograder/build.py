@@ -29,21 +29,18 @@ import nbformat
 import yaml
 
 from .config import ROOT, Assignment, Course, load_course
+from .errors import BuildError, NotebookError
 from .execution import load_probes
 from .gradescope import RUN_AUTOGRADER, SETUP_SH
 from .handout import add_setup_cell, write_handout
 from .master_format import config_cell, marked_cells, master_config, master_questions, with_points
-from .notebooks import NotebookError, executable_source, read_notebook
+from .notebooks import executable_source, read_notebook
 from .probing import ProbeSet
 
 BUILD_ROOT = ROOT / "build"
 RELEASE_ROOT = ROOT / "assignments"
 #: A fixed date for every zip member, so that the same sources give the same zip bytes.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-
-
-class BuildError(Exception):
-    """A source is inconsistent; one line naming the file and the problem."""
 
 
 def check_master(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet) -> None:

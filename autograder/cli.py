@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .config import ConfigError
+from .errors import BuildError, NotebookError, UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -99,10 +100,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .build import BuildError
-    from .notebooks import NotebookError
-    from .submissions import UsageError
-
     args = _parser().parse_args(argv)
     given = {k: v for k, v in vars(args).items() if k not in ("command", "debug")}
     if not given.get("assignments", True):

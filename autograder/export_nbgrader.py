@@ -36,8 +36,9 @@ from typing import Any
 
 import nbformat
 
-from .build import BuildError, kernel_support_files, load_sources, stable_ids, write_notebook
+from .build import kernel_support_files, load_sources, stable_ids, write_notebook
 from .config import ROOT, Assignment, Course, load_course
+from .errors import BuildError
 from .master_format import SOLUTION_LINE, marked_cells, split_test_config
 from .probing import ProbeSet
 

@@ -19,13 +19,19 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .config import Course, load_course
-from .grader import MAX_SANDBOXES, Grader, GradingFailed, gpu_count, start_zygote
+# Light imports only: the grader's own (nbformat, NumPy, JAX: ~1.5 s) come in main, once the
+# zygote has started importing beside them.
+from .config import Assignment, Course, load_course
+from .errors import UsageError
 from .records import Record, atomic_write, batch_seed, read_record, write_gradebook
-from .sandbox.limits import SandboxLimits
-from .submissions import Submission, UsageError, collect
+from .sandbox.limits import MAX_SANDBOXES, SandboxLimits
+from .sandbox.zygote import Zygote, start_zygote
+
+if TYPE_CHECKING:
+    from .grader import Grader
+    from .submissions import Submission
 
 
 def main(
@@ -69,8 +75,6 @@ def main(
     per submission elsewhere), then with ``summary`` the gradebook's table and where the files
     are on stdout; ``quiet`` keeps only warnings and errors."""
     from .backends import check_backend
-    from .console import Console, plural, summary_text
-    from .report import write_feedback, write_report
 
     workers = check_backend(scheduler=scheduler, cluster=cluster, jobs=jobs)
     course = course or load_course()
@@ -89,6 +93,73 @@ def main(
     if jobs is not None and jobs > MAX_SANDBOXES:
         # Under root each sandbox slot is a user id of its own, and a grader has only so many.
         raise UsageError(f"--jobs {jobs}: at most {MAX_SANDBOXES} sandboxes at once on one machine")
+    if device == "gpu":
+        from .grader import gpu_count
+
+        if gpu_count() == 0:
+            raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
+    early = None if scheduler or cluster else _early_zygote(submissions, out)
+    try:
+        return _grade(
+            a,
+            course,
+            submissions,
+            out,
+            early=early,
+            device=device,
+            jobs=jobs,
+            regrade=regrade,
+            quiet=quiet,
+            summary=summary,
+            cpu_devices=cpu_devices,
+            limits=limits,
+            only=only,
+            seed=seed,
+            scheduler=scheduler,
+            cluster=cluster,
+            workers=workers,
+        )
+    finally:
+        if early is not None:
+            early.close()  # a no-op if a grader closed it already
+
+
+def _early_zygote(submissions: Path, out: Path) -> Zygote | None:
+    """The batch's zygote, started now if nothing left can be a usage error (so that a mistyped
+    command creates no OUT): its imports (~1.3 s) are the longest wait before a first cell runs,
+    and they overlap this process's own. A batch zip, which can still prove unusable, gets its
+    zygote after it is read."""
+    if not (submissions.is_dir() or (submissions.is_file() and submissions.suffix.lower() == ".ipynb")):
+        return None
+    _make_out(out)
+    return start_zygote(out)
+
+
+def _grade(
+    a: Assignment,
+    course: Course,
+    submissions: Path,
+    out: Path,
+    *,
+    early: Zygote | None,
+    device: str,
+    jobs: int | None,
+    regrade: bool,
+    quiet: bool,
+    summary: bool,
+    cpu_devices: int | None,
+    limits: SandboxLimits,
+    only: Mapping[str, Collection[str]] | None,
+    seed: int | None,
+    scheduler: str | None,
+    cluster: str | None,
+    workers: int | None,
+) -> int:
+    from .console import Console, plural, summary_text
+    from .grader import Grader, GradingFailed
+    from .report import write_feedback, write_report
+    from .submissions import collect
+
     subs, skipped = collect(submissions, a, course)
     questions = list(a.questions)
     if only:
@@ -99,8 +170,6 @@ def main(
         if wrong:
             raise UsageError(f"only: no such submission or question ({wrong[0]})")
         subs = [replace(s, questions=tuple(only[s.name])) if s.name in only else s for s in subs]
-    if device == "gpu" and gpu_count() == 0:
-        raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
     console = Console(quiet=quiet)
     jobs = max(1, jobs or os.cpu_count() or 1)
     _make_out(out)
@@ -137,7 +206,7 @@ def main(
 
     sandboxed = any(not s.problem for s in todo)
     # Started before the grader loads the probes, so that the zygote's imports run beside its own.
-    zygote = start_zygote(out) if sandboxed and not (scheduler or cluster) else None
+    zygote = None if not sandboxed or scheduler or cluster else early or start_zygote(out)
     try:
         with contextlib.ExitStack() as stack:
             if zygote is not None:

@@ -32,9 +32,9 @@ from .probing import (
 from .records import Record
 from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
 from .sandbox import landlock
-from .sandbox.limits import SLOTS_PER_GRADER, SandboxLimits, sandbox_user
+from .sandbox.limits import MAX_SANDBOXES, SandboxLimits, sandbox_user
 from .sandbox.run import RunOutcome, run_sandboxed
-from .sandbox.zygote import Zygote
+from .sandbox.zygote import Zygote, start_zygote
 from .sources import source_namespace
 from .submissions import Submission
 
@@ -42,9 +42,6 @@ from .submissions import Submission
 #: public compilation cache beside it (submissions take 1 to ``jobs``). Under root a slot is a
 #: user id, and a finished run kills every process of its id, so the two must differ.
 REFERENCE_SLOT, STUB_SLOT = 0, -1
-#: Sandboxes of submissions at once, at most: every slot but the reference's and the stub's. A
-#: grader asked for more (a Dask worker with more threads) runs this many; the rest wait.
-MAX_SANDBOXES = SLOTS_PER_GRADER - 2
 
 
 #: XLA flags of every sandbox on the CPU, the reference's included (they are part of the job, and
@@ -435,13 +432,6 @@ class Grader:
                 {},
                 [],
             )
-
-
-def start_zygote(out: Path) -> Zygote:
-    """A zygote for the sandboxes of a batch graded into ``out``, its log in ``out/.cache``."""
-    cache = out / ".cache"
-    cache.mkdir(parents=True, exist_ok=True)
-    return Zygote(cache / "zygote.log")
 
 
 def gpu_count() -> int:

@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .errors import NotebookError
 from .probing.helpers import parse_python
 
 if TYPE_CHECKING:
@@ -24,10 +25,6 @@ if TYPE_CHECKING:
 #: it installs packages where they are missing, so the grader never runs it.
 SETUP_CELL_MARKER = "# Setup: run this cell first."
 OTTER_LINE = re.compile(r"^\s*(import otter\b|grader\s*=\s*otter\.|grader\.\w+\()")
-
-
-class NotebookError(Exception):
-    """A file is not a notebook we can read; the message is one line naming the file."""
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

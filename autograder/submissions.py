@@ -20,13 +20,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .config import Assignment, Course, Uploads
-from .notebooks import NotebookError, code_cells, defined_names, parse_notebook
+from .errors import NotebookError, UsageError
+from .notebooks import code_cells, defined_names, parse_notebook
 
 BATCH_MAX_MEMBERS = 10_000
-
-
-class UsageError(Exception):
-    """SUBMISSIONS itself is unusable (exit status 2)."""
 
 
 @dataclass(frozen=True)

@@ -278,7 +278,7 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
     import shutil
 
     from autograder import grade, records
-    from autograder.submissions import UsageError
+    from autograder.errors import UsageError
 
     course = load_course()
     questions = list(course.assignment(A).questions)
@@ -473,6 +473,7 @@ def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str, tmp
     proc = cli(*(str(tmp_path / "out") if a == OUT else a for a in args))
     assert proc.returncode == 2
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not (tmp_path / "out").exists()  # a mistyped command leaves nothing behind
 
 
 @pytest.mark.parametrize("where", ["before", "after"])

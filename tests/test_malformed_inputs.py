@@ -12,7 +12,8 @@ import nbformat
 import pytest
 
 from autograder.config import load_course
-from autograder.submissions import UsageError, collect
+from autograder.errors import UsageError
+from autograder.submissions import collect
 
 COURSE = load_course(check_files=False)
 BROADCASTING = COURSE.assignment("01-broadcasting")

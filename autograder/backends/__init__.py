@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..submissions import UsageError
+from ..errors import UsageError
 
 #: ``tcp://10.0.0.5:8786``, ``tls://host:8786``, ``host:8786``, ``[::1]:8786``: what Dask's
 #: ``Client`` accepts as a scheduler address (a protocol is optional, a port is not).

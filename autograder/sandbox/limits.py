@@ -16,6 +16,9 @@ from . import landlock
 #: other job, not even one of another grader running beside it.
 SANDBOX_UID_BASE = 2_147_000_000
 SLOTS_PER_GRADER = 256
+#: Sandboxes of submissions at once, at most: every slot but the reference's and the stub's. A
+#: grader asked for more (a Dask worker with more threads) runs this many; the rest wait.
+MAX_SANDBOXES = SLOTS_PER_GRADER - 2
 
 
 def sandbox_uid(slot: int, grader_pid: int | None = None) -> int:

@@ -30,6 +30,13 @@ from .privileges import allowed_environment
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def start_zygote(out: Path) -> Zygote:
+    """A zygote for the sandboxes of a batch graded into ``out``, its log in ``out/.cache``."""
+    cache = out / ".cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    return Zygote(cache / "zygote.log")
+
+
 def _preload() -> None:
     import matplotlib
 
