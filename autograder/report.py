@@ -182,9 +182,15 @@ def hidden_test_rates(records: Sequence[Record]) -> list[dict[str, Any]]:
     return sorted(seen.values(), key=lambda x: (-x["failed"] / x["ran"], order[x["test"]]))
 
 
+# Room for the axis labels and the title of a 6 x 3 inch figure.
+_MARGINS = {"left": 0.13, "right": 0.98, "top": 0.9, "bottom": 0.17}
+
+
 def _figure_png(fig: object) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})  # type: ignore[attr-defined]
+    # Margins fixed where the figure is made, not bbox_inches="tight": that draws every figure
+    # twice, 0.1 s of the 6 s that grading one file takes.
+    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})  # type: ignore[attr-defined]
     return base64.b64encode(buf.getvalue()).decode()
 
 
@@ -199,6 +205,7 @@ def histogram_figure(totals: Sequence[float], possible: float) -> Any:
 
     possible = possible or 1.0
     fig = Figure(figsize=(6, 3))
+    fig.subplots_adjust(**_MARGINS)
     ax = fig.add_subplot()
     bins = int(possible) if float(possible).is_integer() and 5 <= possible <= 40 else 20
     ax.hist(totals, bins=bins, range=(0, possible), color="#4477aa", edgecolor="white")
@@ -217,6 +224,7 @@ def questions_figure(shares: dict[str, float]) -> Any:
     from matplotlib.ticker import PercentFormatter
 
     fig = Figure(figsize=(6, 3))
+    fig.subplots_adjust(**_MARGINS)
     ax = fig.add_subplot()
     drawn = ax.bar(list(shares), [100 * v for v in shares.values()], color="#66aa55")
     ax.bar_label(drawn, labels=[f"{100 * v:.0f}" for v in shares.values()], fontsize=8)
