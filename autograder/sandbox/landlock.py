@@ -9,7 +9,6 @@ Where the kernel lacks it, :func:`restrict` returns ``False`` and the caller say
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import platform
 from collections.abc import Iterable
@@ -52,7 +51,9 @@ class _PathBeneathAttr(ctypes.Structure):
 
 
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    # The interpreter's own symbols, libc's among them. ctypes.util.find_library("c") ran
+    # `ldconfig -p` in a subprocess on every call: five per sandbox, before its first cell.
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def abi_version() -> int:

@@ -22,7 +22,6 @@ missing (macOS and kernels without user namespaces lack some).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import platform
 from collections.abc import Iterable
@@ -70,7 +69,7 @@ class Confinement:
 
 class _Libc:
     def __init__(self) -> None:
-        self.lib = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        self.lib = ctypes.CDLL(None, use_errno=True)  # libc's symbols, no `ldconfig -p` (landlock._libc)
 
     def call(self, name: str, *args: object) -> None:
         if getattr(self.lib, name)(*args) != 0:
