@@ -9,8 +9,7 @@ import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .config import ConfigError
-from .errors import BuildError, NotebookError, UsageError
+from .errors import BuildError, ConfigError, NotebookError, UsageError
 
 
 class _Parser(argparse.ArgumentParser):

@@ -14,12 +14,10 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .errors import ConfigError
+
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_FILE = ROOT / "course.yml"
-
-
-class ConfigError(Exception):
-    """``course.yml`` is wrong; the message is one line for a person."""
 
 
 class _Model(BaseModel):

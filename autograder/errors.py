@@ -7,6 +7,10 @@ modules that raise them: ``grade`` starts its sandboxes' zygote before its own i
 from __future__ import annotations
 
 
+class ConfigError(Exception):
+    """``course.yml`` is wrong; the message is one line for a person."""
+
+
 class UsageError(Exception):
     """SUBMISSIONS itself, or a flag, is unusable (exit status 2)."""
 

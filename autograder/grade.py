@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 # Light imports only: the grader's own (nbformat, NumPy, JAX: ~1.5 s) come in main, once the
 # zygote has started importing beside them.
-from .config import Assignment, Course, load_course
 from .errors import UsageError
 from .records import Record, atomic_write, batch_seed, read_record, write_gradebook
 from .sandbox.limits import MAX_SANDBOXES, SandboxLimits
 from .sandbox.zygote import Zygote, start_zygote
 
 if TYPE_CHECKING:
+    from .config import Course
     from .grader import Grader
     from .submissions import Submission
 
@@ -77,6 +77,75 @@ def main(
     from .backends import check_backend
 
     workers = check_backend(scheduler=scheduler, cluster=cluster, jobs=jobs)
+    early = None if scheduler or cluster else _early_zygote(submissions, out)
+    try:
+        return _grade(
+            assignment,
+            submissions,
+            out,
+            early=early,
+            device=device,
+            jobs=jobs,
+            regrade=regrade,
+            quiet=quiet,
+            summary=summary,
+            cpu_devices=cpu_devices,
+            cell_seconds=cell_seconds,
+            submission_seconds=submission_seconds,
+            memory_mb=memory_mb,
+            processes=processes,
+            course=course,
+            only=only,
+            seed=seed,
+            scheduler=scheduler,
+            cluster=cluster,
+            workers=workers,
+        )
+    finally:
+        if early is not None:
+            early.close()  # a no-op if a grader closed it already
+
+
+def _early_zygote(submissions: Path, out: Path) -> Zygote | None:
+    """The batch's zygote, started before anything else where that creates nothing: OUT is
+    already a batch's folder (a regrade, a late submission) and SUBMISSIONS a notebook or a
+    folder, whose reading cannot be a usage error. Its imports (~1.3 s) are the longest wait
+    before a first cell runs; this process's own (course.yml's pydantic, nbformat, NumPy, JAX)
+    run beside them. A new batch starts its zygote before the reference run instead."""
+    if not out.is_dir():
+        return None
+    if not (submissions.is_dir() or (submissions.is_file() and submissions.suffix.lower() == ".ipynb")):
+        return None
+    return start_zygote(out)
+
+
+def _grade(
+    assignment: str,
+    submissions: Path,
+    out: Path,
+    *,
+    early: Zygote | None,
+    device: str,
+    jobs: int | None,
+    regrade: bool,
+    quiet: bool,
+    summary: bool,
+    cpu_devices: int | None,
+    cell_seconds: float | None,
+    submission_seconds: float | None,
+    memory_mb: int | None,
+    processes: int | None,
+    course: Course | None,
+    only: Mapping[str, Collection[str]] | None,
+    seed: int | None,
+    scheduler: str | None,
+    cluster: str | None,
+    workers: int | None,
+) -> int:
+    """:func:`main` once the zygote, if it could start first, has: the arguments checked, then
+    the batch graded."""
+    from .config import load_course
+
     course = course or load_course()
     a = course.assignment(assignment)
     _check_out(out)
@@ -98,63 +167,6 @@ def main(
 
         if gpu_count() == 0:
             raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
-    early = None if scheduler or cluster else _early_zygote(submissions, out)
-    try:
-        return _grade(
-            a,
-            course,
-            submissions,
-            out,
-            early=early,
-            device=device,
-            jobs=jobs,
-            regrade=regrade,
-            quiet=quiet,
-            summary=summary,
-            cpu_devices=cpu_devices,
-            limits=limits,
-            only=only,
-            seed=seed,
-            scheduler=scheduler,
-            cluster=cluster,
-            workers=workers,
-        )
-    finally:
-        if early is not None:
-            early.close()  # a no-op if a grader closed it already
-
-
-def _early_zygote(submissions: Path, out: Path) -> Zygote | None:
-    """The batch's zygote, started now if nothing left can be a usage error (so that a mistyped
-    command creates no OUT): its imports (~1.3 s) are the longest wait before a first cell runs,
-    and they overlap this process's own. A batch zip, which can still prove unusable, gets its
-    zygote after it is read."""
-    if not (submissions.is_dir() or (submissions.is_file() and submissions.suffix.lower() == ".ipynb")):
-        return None
-    _make_out(out)
-    return start_zygote(out)
-
-
-def _grade(
-    a: Assignment,
-    course: Course,
-    submissions: Path,
-    out: Path,
-    *,
-    early: Zygote | None,
-    device: str,
-    jobs: int | None,
-    regrade: bool,
-    quiet: bool,
-    summary: bool,
-    cpu_devices: int | None,
-    limits: SandboxLimits,
-    only: Mapping[str, Collection[str]] | None,
-    seed: int | None,
-    scheduler: str | None,
-    cluster: str | None,
-    workers: int | None,
-) -> int:
     from .console import Console, plural, summary_text
     from .grader import Grader, GradingFailed
     from .report import write_feedback, write_report
