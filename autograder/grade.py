@@ -14,6 +14,7 @@ import contextlib
 import importlib
 import json
 import os
+import stat
 import threading
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -114,9 +115,12 @@ def _early_zygote(submissions: Path, out: Path) -> Zygote | None:
     run beside them. A new batch starts its zygote before the reference run instead."""
     if not out.is_dir():
         return None
-    if not (submissions.is_dir() or (submissions.is_file() and submissions.suffix.lower() == ".ipynb")):
+    try:
+        st = submissions.lstat()  # as collect reads it: a link is a usage error there
+    except OSError:
         return None
-    return start_zygote(out)
+    notebook = stat.S_ISREG(st.st_mode) and submissions.suffix.lower() == ".ipynb"
+    return start_zygote(out) if stat.S_ISDIR(st.st_mode) or notebook else None
 
 
 def _grade(
