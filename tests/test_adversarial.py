@@ -41,6 +41,17 @@ SECRETS = [
     str(ROOT / "course.yml"),
 ]
 
+# Rebinds the sandbox check's closure cell holding `changes` to a function that finds nothing
+# (reachable through the garbage collector), then replaces what that check would have caught.
+REBIND_THE_CHECKS_CLOSURE = (
+    "import gc, types\nfor f in gc.get_objects():\n"
+    "    if isinstance(f, types.FunctionType) and f.__module__ == 'autograder.sandbox.child':\n"
+    "        for c in f.__closure__ or ():\n"
+    "            if getattr(c.cell_contents, '__name__', '') == 'changes':\n"
+    "                c.cell_contents = lambda *a, **k: []\n"
+    "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True"
+)
+
 ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
     # name: (cell, expected status, expected score: "full" | "zero" | "qN-lost")
     "replace_jnp_allclose": (
@@ -93,35 +104,20 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "zero",
     ),
     "rebind_the_checks_closure": (
-        "import gc, types\nfor f in gc.get_objects():\n"
-        "    if isinstance(f, types.FunctionType) and f.__module__ == 'autograder.sandbox.child':\n"
-        "        for c in f.__closure__ or ():\n"
-        "            if getattr(c.cell_contents, '__name__', '') == 'changes':\n"
-        "                c.cell_contents = lambda *a, **k: []\n"
-        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        REBIND_THE_CHECKS_CLOSURE,
         "tampered",
         "zero",
     ),
     # The checks of the checks, replaced together with the closure rebinding they would catch.
     "replace_the_check_of_the_checks": (
         "import autograder.sandbox.child as C\nC._intact.__code__ = (lambda watch: True).__code__\n"
-        "import gc, types\nfor f in gc.get_objects():\n"
-        "    if isinstance(f, types.FunctionType) and f.__module__ == 'autograder.sandbox.child':\n"
-        "        for c in f.__closure__ or ():\n"
-        "            if getattr(c.cell_contents, '__name__', '') == 'changes':\n"
-        "                c.cell_contents = lambda *a, **k: []\n"
-        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        + REBIND_THE_CHECKS_CLOSURE,
         "tampered",
         "zero",
     ),
     "replace_the_code_checker": (
         "import autograder.sandbox.integrity as I\nI.unguarded.__code__ = (lambda guarded: []).__code__\n"
-        "import gc, types\nfor f in gc.get_objects():\n"
-        "    if isinstance(f, types.FunctionType) and f.__module__ == 'autograder.sandbox.child':\n"
-        "        for c in f.__closure__ or ():\n"
-        "            if getattr(c.cell_contents, '__name__', '') == 'changes':\n"
-        "                c.cell_contents = lambda *a, **k: []\n"
-        "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
+        + REBIND_THE_CHECKS_CLOSURE,
         "tampered",
         "zero",
     ),
