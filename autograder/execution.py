@@ -28,8 +28,108 @@ def fake_otter() -> types.ModuleType:
     return mod
 
 
+class TimeitResult:
+    """What ``x = %timeit -o ...`` gives: the one run the grader makes of the statement (it
+    times nothing for points, and a thousand runs would cost the grading time)."""
+
+    def __init__(self, seconds: float):
+        self.loops, self.repeat = 1, 1
+        self.best = self.worst = self.average = seconds
+        self.stdev = 0.0
+        self.all_runs = self.timings = [seconds]
+        self.compile_time = 0.0
+
+    def __repr__(self) -> str:
+        return f"{self.average * 1e6:.1f} us (1 run, 1 loop: the grader runs a timed statement once)"
+
+
+class Shell:
+    """``get_ipython()`` for a notebook run without a kernel, as the IPython input transformer
+    calls it (see :func:`autograder.notebooks.executable_source`): ``%timeit`` runs its statement
+    once, ``%%writefile`` writes its file; shell commands, help (``obj?``) and display-only
+    magics do nothing. ``%time`` and ``%%time`` never reach here: they are read as their code."""
+
+    def __init__(self, env: dict[str, Any]):
+        self._env = env
+        self._runs = 0
+
+    def __repr__(self) -> str:
+        return "<the grader's notebook shell>"
+
+    def _exec(self, code: str, local: dict[str, Any] | None = None) -> Any:
+        import time
+
+        self._runs += 1
+        text = executable_source(code)
+        filename = f"<magic-{self._runs}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        start = time.perf_counter()
+        try:
+            value = eval(compile(text, filename, "eval", dont_inherit=True), self._env, local)  # noqa: S307
+        except SyntaxError:
+            exec(compile(text + "\n", filename, "exec", dont_inherit=True), self._env, local)  # noqa: S102
+            value = None
+        return value, time.perf_counter() - start
+
+    @staticmethod
+    def _timeit_statement(line: str) -> tuple[str, bool]:
+        """The statement of a ``%timeit`` line and whether ``-o`` asked for the result."""
+        words, wants, i = line.split(" "), False, 0
+        while i < len(words) and (words[i].startswith("-") or not words[i]):
+            flag = words[i]
+            wants |= flag == "-o"
+            i += 2 if flag in ("-n", "-r", "-p") else 1
+        return " ".join(words[i:]), wants
+
+    def run_line_magic(self, name: str, line: str, _stack_depth: int = 1) -> Any:
+        if name == "timeit":
+            statement, wants = self._timeit_statement(line)
+            _, seconds = self._exec(statement, {})
+            return TimeitResult(seconds) if wants else None
+        if name == "time":
+            return self._exec(line)[0]
+        return None
+
+    def run_cell_magic(self, name: str, line: str, cell: str) -> Any:
+        if name == "timeit":
+            setup, wants = self._timeit_statement(line)
+            local: dict[str, Any] = {}
+            if setup.strip():
+                self._exec(setup, local)
+            _, seconds = self._exec(cell, local)
+            return TimeitResult(seconds) if wants else None
+        if name in ("time", "capture", "prun"):
+            self._exec(cell)
+        elif name == "writefile" and line.split():
+            from pathlib import Path
+
+            Path(line.split()[-1]).write_text(cell, encoding="utf-8")
+        return None
+
+    def system(self, cmd: str) -> None:
+        return None
+
+    def getoutput(self, cmd: str, split: bool = True) -> list[str]:
+        return []
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+
+def _display(*objs: Any, **kwargs: Any) -> None:
+    """``display`` as a notebook has it: the grader shows nothing."""
+    return None
+
+
 def new_namespace() -> dict[str, Any]:
-    return {"__name__": "__main__", "__builtins__": __builtins__}
+    """A notebook's globals: ``get_ipython()`` and ``display()`` there as in Jupyter."""
+    env: dict[str, Any] = {"__name__": "__main__", "__builtins__": __builtins__}
+    shell = Shell(env)
+    env["get_ipython"] = lambda: shell
+    env["display"] = _display
+    return env
 
 
 def compile_cell(source: str, index: int) -> types.CodeType:

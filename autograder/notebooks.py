@@ -11,9 +11,10 @@ import ast
 import json
 import re
 import symtable
+import threading
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import NotebookError
 from .probing.helpers import parse_python
@@ -24,7 +25,18 @@ if TYPE_CHECKING:
 #: The first line of a student notebook's setup cell (:func:`autograder.handout.setup_cell`):
 #: it installs packages where they are missing, so the grader never runs it.
 SETUP_CELL_MARKER = "# Setup: run this cell first."
-OTTER_LINE = re.compile(r"^\s*(import otter\b|grader\s*=\s*otter\.|grader\.\w+\()")
+
+
+#: Bounds on a notebook's JSON, counted on its text before it is parsed (outputs included,
+#: though they are never graded). The course's own notebooks hold at most ~4,000 values,
+#: ~1,000 objects and lists and 170 cells; these bounds are hundreds of times that, and keep
+#: what parsing one submission costs to ~150 MB beyond its own text (the size caps of
+#: ``course.yml`` bound that).
+MAX_JSON_VALUES = 2_000_000
+MAX_JSON_CONTAINERS = 200_000
+MAX_CELLS = 2_000
+#: A JSON string (skipped whole), or what starts an object or a list, or separates two values.
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{,]', re.DOTALL)
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
@@ -38,25 +50,68 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     return parse_notebook(text, path.name)
 
 
-def parse_notebook(text: str, name: str) -> nbformat.NotebookNode:
-    """Parse notebook JSON text, or raise :class:`NotebookError` naming ``name``."""
+def json_size_problem(text: str) -> str | None:
+    """Why the JSON ``text`` is more than the grader parses (:data:`MAX_JSON_VALUES`,
+    :data:`MAX_JSON_CONTAINERS`), or ``None``: what parsing it costs is decided before anything
+    is parsed, in at most one pass over the text that stops at the bound."""
+    containers = text.count("[") + text.count("{")
+    if (
+        containers <= MAX_JSON_CONTAINERS
+        and containers + text.count(",") + text.count('"') // 2 <= MAX_JSON_VALUES
+    ):
+        return None  # these counts include what strings hold: an upper bound, found at C speed
+    values = containers = 0
+    for m in _JSON_TOKEN.finditer(text):
+        values += 1
+        if text[m.start()] in "[{":
+            containers += 1
+            if containers > MAX_JSON_CONTAINERS:
+                return f"holds more than {MAX_JSON_CONTAINERS} JSON objects and lists{_TOO_MUCH}"
+        if values > MAX_JSON_VALUES:
+            return f"holds more than {MAX_JSON_VALUES} JSON values{_TOO_MUCH}"
+    return None
+
+
+_TOO_MUCH = ", more than the grader reads (outputs count too: clear them, save, and submit again)"
+
+
+def parse_notebook(text: str, name: str, *, outputs: bool = True) -> nbformat.NotebookNode:
+    """Parse notebook JSON text of any nbformat version into an nbformat-4 notebook, or raise
+    :class:`NotebookError` naming ``name``. The text is bounded first (:func:`json_size_problem`,
+    :data:`MAX_CELLS`). With ``outputs=False`` (a submission: outputs are never graded), the
+    cells' outputs and attachments are dropped before nbformat converts and validates it, so
+    that no output costs more than its bytes, whatever it holds."""
     if not text.strip():
         raise NotebookError(f"{name}: the file is empty")
+    problem = json_size_problem(text)
+    if problem:
+        raise NotebookError(f"{name}: {problem}")
     try:
         data = json.loads(text)
     except ValueError:
         raise NotebookError(f"{name}: not valid notebook JSON") from None
     except RecursionError:
         raise NotebookError(f"{name}: not a Jupyter notebook (its JSON nests too deeply)") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+    cells = _cell_lists(data)
+    if cells is None:
         raise NotebookError(f"{name}: not a Jupyter notebook (no cell list)")
+    count = sum(len(c) for c in cells)
+    if count > MAX_CELLS:
+        raise NotebookError(f"{name}: holds {count} cells; the grader reads at most {MAX_CELLS}")
+    if not outputs:
+        for cell in (c for group in cells for c in group if isinstance(c, dict)):
+            if "outputs" in cell:
+                cell["outputs"] = []
+            cell.pop("attachments", None)
+        text = json.dumps(data)
+    del data, cells
     # Imported here, not above: nbformat's validator pulls in ~2 s of jsonschema format
     # checkers, and the grading sandbox (which imports this module, never nbformat) forks from
     # a process that should start fast.
     import nbformat
 
     try:
-        nb = nbformat.reads(text, as_version=4)
+        nb = nbformat.reads(text, as_version=4)  # nbformat 3 and older are upgraded
     except Exception:  # nbformat raises several types for structures it cannot convert
         raise NotebookError(f"{name}: not a Jupyter notebook (unsupported format)") from None
     for i, cell in enumerate(nb.cells):
@@ -67,20 +122,135 @@ def parse_notebook(text: str, name: str) -> nbformat.NotebookNode:
     return nb
 
 
+def _cell_lists(data: Any) -> list[list[Any]] | None:
+    """The lists of cells of notebook JSON: ``cells`` (nbformat 4), or each worksheet's
+    (nbformat 3 and older); ``None`` when it has neither."""
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("cells"), list):
+        return [data["cells"]]
+    sheets = data.get("worksheets")
+    if (
+        isinstance(sheets, list)
+        and sheets
+        and all(isinstance(w, dict) and isinstance(w.get("cells", []), list) for w in sheets)
+    ):
+        return [w.get("cells", []) for w in sheets]
+    return None
+
+
 def executable_source(source: str) -> str:
-    """A code cell as plain Python: IPython magics and shell escapes dropped, otter calls
-    (``import otter``, ``grader = otter.Notebook(...)``, ``grader.check(...)``) dropped, and
-    the student setup cell (:data:`SETUP_CELL_MARKER`) dropped whole."""
-    if source.lstrip().startswith(("%%", SETUP_CELL_MARKER)):
+    """A code cell as the plain Python Jupyter runs: IPython's own input transformer turns magics,
+    ``!`` commands, ``x = %magic`` and ``obj?`` into calls of ``get_ipython()`` (which the sandbox
+    provides); ``%time``/``%%time``/``%%capture`` become the code they run, so that what they
+    define is read and run like any other cell; otter calls (``import otter``, ``grader =
+    otter.Notebook(...)``, ``grader.check(...)``) become ``pass``; and the student setup cell
+    (:data:`SETUP_CELL_MARKER`) is dropped whole."""
+    if source.lstrip().startswith(SETUP_CELL_MARKER):
         return ""
-    kept = []
-    for line in source.splitlines():
-        stripped = line.lstrip()
-        if stripped.startswith(("%", "!")) or OTTER_LINE.match(line):
-            kept.append(line[: len(line) - len(stripped)] + "pass")
-        else:
-            kept.append(line)
-    return "\n".join(kept)
+    text = _ipython_transform(source)
+    if "get_ipython" in text:
+        text = _inline_timing_magics(text)
+    return _without_otter_calls(text)
+
+
+_TRANSFORM_LOCK = threading.Lock()
+_TRANSFORMER: list[Any] = []  # made on first use; a list, so the module's names never change
+#: Magics that run their code in the notebook's namespace: read and run as that code.
+INLINE_CELL_MAGICS = {"time", "capture", "prun"}
+INLINE_LINE_MAGICS = {"time"}
+
+
+def _ipython_transform(source: str) -> str:
+    if not any(c in source for c in "%!?"):
+        return source  # nothing IPython would change: skip its import and its work
+    with _TRANSFORM_LOCK:
+        try:
+            if not _TRANSFORMER:
+                from IPython.core.inputtransformer2 import TransformerManager
+
+                _TRANSFORMER.append(TransformerManager())
+            return str(_TRANSFORMER[0].transform_cell(source))
+        except Exception:  # noqa: BLE001 - IPython could not read it: Python will say why
+            return source
+
+
+def _magic_call(node: ast.AST) -> tuple[str, str, str | None] | None:
+    """``(kind, name, code)`` for ``get_ipython().run_line_magic(name, code)`` or
+    ``get_ipython().run_cell_magic(name, line, code)`` with constant arguments."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    base = node.func.value
+    if not (isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "get_ipython"):
+        return None
+    args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args]
+    if node.func.attr == "run_line_magic" and len(args) == 2 and args[0] and args[1] is not None:
+        return "line", args[0], args[1]
+    if node.func.attr == "run_cell_magic" and len(args) == 3 and args[0] and args[2] is not None:
+        return "cell", args[0], args[2]
+    return None
+
+
+def _inline_timing_magics(text: str) -> str:
+    try:
+        tree = parse_python(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return text
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Expr) and (found := _magic_call(stmt.value)):
+            kind, name, code = found
+            if kind == "cell" and name in INLINE_CELL_MAGICS and len(tree.body) == 1:
+                return executable_source(code or "")
+    lines = text.splitlines()
+    edits = []
+    for node in ast.walk(tree):
+        found = _magic_call(node)
+        if not found or found[0] != "line" or found[1] not in INLINE_LINE_MAGICS:
+            continue
+        code = (found[2] or "").strip()
+        if "\n" in code or node.lineno != node.end_lineno:
+            continue
+        edits.append((node.lineno, node.col_offset, node.end_col_offset or 0, code))
+    for lineno, start, end, code in sorted(edits, reverse=True):
+        line = lines[lineno - 1]
+        encoded = line.encode("utf-8")
+        before, after = encoded[:start].decode("utf-8"), encoded[end:].decode("utf-8")
+        stripped = before.strip()
+        lines[lineno - 1] = f"{before}{code}{after}" if not stripped else f"{before}({code}){after}"
+    return "\n".join(lines)
+
+
+def _is_otter_statement(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import):
+        return all(a.name == "otter" for a in stmt.names)
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        return (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "otter"
+        )
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        return (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "grader"
+        )
+    return False
+
+
+def _without_otter_calls(text: str) -> str:
+    if "otter" not in text and "grader." not in text:
+        return text
+    try:
+        tree = parse_python(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return text
+    lines = text.splitlines()
+    for stmt in tree.body:
+        if _is_otter_statement(stmt) and stmt.end_lineno is not None:
+            indent = lines[stmt.lineno - 1][: stmt.col_offset]
+            for n in range(stmt.lineno, stmt.end_lineno + 1):
+                lines[n - 1] = ""
+            lines[stmt.lineno - 1] = indent + "pass"
+    return "\n".join(lines)
 
 
 def code_cells(nb: nbformat.NotebookNode) -> list[str]:

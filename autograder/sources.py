@@ -1,209 +1,870 @@
 """Source gates, decided in the grader from the submitted cells (never in the sandbox).
 
-A gate such as "no Python loop" or "not `jnp.outer`" reads a function's source. Read inside the
-sandbox, that source is whatever the submission makes it (a decoy ``__wrapped__``, an empty
-string for a ``functools.partial`` or a callable object). Here the grader reads the cells' text
-itself and fails closed: a gated function must be bound by a plain top-level ``def`` (with only
-JAX or functools decorators) that nothing later rebinds, in a notebook that does not rewrite
-functions or namespaces at run time (``exec``, ``globals()``, ``__code__``...). Anything else
-scores 0 on the question, with a message asking for a plain function.
+A gate such as "no Python loop" or "not `jnp.outer`" reads the code a function runs. Read inside
+the sandbox, that code is whatever the submission makes it; here the grader reads the cells'
+text and resolves names as Python does when the probes call the function, after the last cell:
+
+- **Locals are locals.** Parameters and names a function binds are its own; they are never
+  followed to a notebook global of the same name.
+- **A global name means its last binding in the notebook's order** (the one visible when the
+  function runs), and only names the function really reaches are followed: a helper ``def``, a
+  top-level assignment (``f = jax.jit(f)``), an import. Test and demo cells are read only where
+  the answer reaches a name they bind.
+- **What the gate reads is canonical text** (:func:`source_namespace`): every name that resolves
+  to an import is written as the library's full dotted path (``from jax.nn import softmax as _sm``
+  reads ``jax.nn.softmax``), notebook names as ``nb__name`` and locals as ``l__name``, so a
+  judge's bare name (``log_softmax``) matches the library object, never a student's helper or
+  local of that name; annotations are left out (they do not run).
+- **It fails closed**, with a message naming the cell and line, on what it cannot resolve: a name
+  bound inside an ``if``/``for``/``try``, by ``global`` in a function, by a star import or by
+  unpacking; a decorator other than JAX's transformations and ``functools.partial`` of them; a
+  module other than a known library; ``exec``/``eval``; and writes that can rebind a function at
+  run time (``globals()[...] = ``, ``f.__code__ = ``, ``jnp.sum = ``, ``sys.modules`` edits).
+  Reading ``globals()``, ``vars(obj)`` or ``sys.modules`` (``"google.colab" in sys.modules``)
+  is harmless and fails nothing.
+
+Nothing here imports a module the submission names, or runs any of its code.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+import builtins
+import importlib.util
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from .notebooks import executable_source
 from .probing import SourceFunction, SourceNamespace
 from .probing.helpers import parse_python
 
-#: Calls that bind or rewrite names out of the parser's sight.
-DYNAMIC_CALLS = {"exec", "eval", "compile", "globals", "locals", "vars", "setattr", "delattr", "__import__"}
-#: Attributes through which a function or a namespace is rewritten at run time.
-DYNAMIC_ATTRIBUTES = {
-    "__wrapped__",
-    "__code__",
-    "__globals__",
-    "__dict__",
-    "__builtins__",
-    "__closure__",
-    "__defaults__",
-    "__kwdefaults__",
-    "__call__",
-    "cell_contents",
-    "f_globals",
-    "f_locals",
-    "f_back",
-    "tb_frame",
-    "gi_frame",
-    "cr_frame",
-    "modules",
-}
-#: Modules whose names may decorate a gated function (``jax.jit``, ``functools.partial``).
-TRUSTED_MODULES = ("jax", "functools")
-#: Modules whose imported names a gate may resolve to the real objects (to recognise
-#: ``from jax import jacfwd`` used under its bare name).
-RESOLVABLE_MODULES = ("jax", "numpy", "functools", "math")
+#: Libraries whose names a gated function may reach; each is written out in full for the judges.
+LIBRARY_ROOTS = frozenset(
+    {
+        "jax", "jaxlib", "numpy", "scipy", "math", "cmath", "functools", "itertools", "operator",
+        "typing", "collections", "dataclasses", "numbers", "enum", "abc", "string", "re", "time",
+        "warnings", "copy", "statistics", "random", "fractions", "decimal", "optax", "flax",
+        "equinox", "haiku", "chex", "matplotlib",
+    }
+)  # fmt: skip
+#: What a gated function may be wrapped in (decorator or call) and still be read as its ``def``.
+WRAPPERS = frozenset(
+    {
+        "jax.jit", "jax.vmap", "jax.checkpoint", "jax.remat", "jax.custom_jvp", "jax.custom_vjp",
+        "jax.named_call", "jax.pmap", "jax.shard_map", "jax.experimental.shard_map.shard_map",
+        "functools.partial", "functools.cache", "functools.lru_cache", "functools.wraps",
+    }
+)  # fmt: skip
+#: Builtins that read or write names by string, or run text as code: a gated function that
+#: reaches one cannot be read.
+OPAQUE_BUILTINS = frozenset(
+    {"exec", "eval", "compile", "globals", "locals", "vars", "getattr", "setattr", "delattr",
+     "__import__", "breakpoint"}
+)  # fmt: skip
+#: Expressions that hand out a namespace (dict of names) or a frame.
+NAMESPACE_CALLS = frozenset({"globals", "vars", "locals", "get_ipython", "__import__"})
+NAMESPACE_FUNCTIONS = frozenset(
+    {"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes",
+     "importlib.import_module", "importlib.reload", "gc.get_objects", "gc.get_referrers",
+     "gc.get_referents"}
+)  # fmt: skip
+NAMESPACE_ATTRIBUTES = frozenset(
+    {"__dict__", "__globals__", "__builtins__", "f_globals", "f_locals", "f_back", "tb_frame",
+     "gi_frame", "cr_frame", "ag_frame", "user_ns", "user_global_ns", "cell_contents"}
+)  # fmt: skip
+NAMESPACE_MODULES = frozenset(
+    {"sys.modules", "sys.path", "sys.meta_path", "sys.path_hooks", "__main__", "builtins"}
+)
+#: Modules that load or patch code by other routes than an import statement.
+MODULE_LOADERS = frozenset({"ctypes", "importlib", "runpy", "imp", "zipimport", "pkgutil"})
+#: Attributes whose assignment replaces what a function runs.
+CODE_ATTRIBUTES = frozenset(
+    {"__code__", "__closure__", "cell_contents", "__wrapped__", "__defaults__", "__kwdefaults__",
+     "__globals__", "__dict__", "__class__", "__call__", "__get__"}
+)  # fmt: skip
+#: Methods that change the mapping or list they are called on.
+MUTATING_METHODS = frozenset(
+    {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__setattr__",
+     "__delattr__", "insert", "append", "extend", "remove", "__init__"}
+)  # fmt: skip
+#: Uses of a namespace that only read it.
+READING_CALLS = frozenset(
+    {"print", "len", "list", "sorted", "repr", "str", "set", "dict", "isinstance", "bool", "type",
+     "id", "hash", "any", "all", "tuple", "display", "format", "iter", "next", "enumerate", "help",
+     "dir"}
+)  # fmt: skip
+#: What IPython's input transformer writes for magics, `!` and `?`: the sandbox's shell runs
+#: these (see :class:`autograder.execution.Shell`); none of them binds a name but the code of
+#: `%timeit` and friends, which is read as code.
+SHELL_METHODS = frozenset({"run_line_magic", "run_cell_magic", "system", "getoutput"})
+_TIMEIT_OPTIONS = re.compile(r"^\s*(?:-[nrp]\s*\S+\s+|-\w+\s+)*")
+READING_METHODS = frozenset(
+    {"get", "keys", "items", "values", "copy", "__contains__", "__getitem__", "count", "index"}
+)
+
+END = 1 << 40  # the position of "when the probes run": after every cell
+_BUILTINS = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
-class _Binding:
-    node: ast.stmt
-    text: str
-    top_level: bool
+class Where:
+    cell: int
+    line: int
+
+    def __str__(self) -> str:
+        return f"code cell {self.cell + 1}, line {self.line}"
 
 
-def _module_of(name: str, allowed: tuple[str, ...]) -> bool:
-    return any(name == m or name.startswith(m + ".") for m in allowed)
+@dataclass(frozen=True)
+class Binding:
+    """One binding of a global name (``"*"``: of any name) at a position in the notebook."""
+
+    name: str
+    pos: int
+    kind: str  # "def", "import", "assign" or "opaque"
+    where: Where
+    node: ast.AST | None = None  # the def, or the assigned value
+    module: str = ""  # for an import: the full dotted path it binds
+    why: str = ""  # for an opaque binding: what it is, for the message
+
+    @property
+    def canonical(self) -> str:
+        return f"nb__{self.name}__{self.pos}"
+
+
+class GateError(Exception):
+    """The gated function cannot be read as Python would run it; the message says why."""
+
+
+@dataclass
+class _Scope:
+    names: set[str]
+    is_function: bool
+
+
+def _stored_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """Names a statement binds in the scope it runs in (nested function, class and
+    comprehension scopes left out, a walrus in a comprehension included)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if n is not node:
+                yield n.name, n
+                stack.extend(n.decorator_list)
+                continue
+        if isinstance(n, ast.Lambda) and n is not node:
+            stack.extend(n.args.defaults + [d for d in n.args.kw_defaults if d is not None])
+            continue
+        if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            for sub in ast.walk(n):
+                if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                    yield sub.target.id, sub
+            stack.append(n.generators[0].iter)
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            yield n.id, n
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            for a in n.names:
+                if a.name != "*":
+                    yield (a.asname or a.name.split(".")[0]), n
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            yield n.name, n
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            yield n.name, n
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            yield n.rest, n
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def _function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    args = fn.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    if isinstance(fn, ast.Lambda):
+        return params | {name for name, _ in _stored_names(fn.body)}
+    declared: set[str] = set()
+    bound = set(params)
+    for stmt in fn.body:
+        for sub in _walk_scope(stmt):
+            if isinstance(sub, (ast.Global, ast.Nonlocal)):
+                declared.update(sub.names)
+        bound |= {name for name, _ in _stored_names(stmt)}
+    return bound - declared
+
+
+def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk`` that does not enter nested function, lambda or class bodies."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if n is not node and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def _dotted(node: ast.AST) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return parts[::-1]
+    return None
+
+
+_STATEMENT_WORDS = {
+    "For": "a for loop",
+    "While": "a while loop",
+    "If": "an if statement",
+    "Try": "a try statement",
+    "With": "a with statement",
+    "Match": "a match statement",
+    "AugAssign": "an augmented assignment",
+    "Delete": "a del statement",
+    "Assign": "an unpacking assignment",
+}
+#: Where a namespace's value may go and only be read.
+_READING_PARENTS = (
+    ast.Expr, ast.Compare, ast.If, ast.While, ast.IfExp, ast.Assert, ast.FormattedValue, ast.BoolOp,
+    ast.UnaryOp, ast.comprehension,
+)  # fmt: skip
 
 
 class _Notebook:
-    """The top-level bindings of a notebook's cells, in execution order."""
+    """Every binding of a global name in a notebook's cells, in execution order."""
 
     def __init__(self, cells: Sequence[str]):
-        self.bindings: dict[str, list[_Binding]] = {}
-        self.imports: dict[str, tuple[str, str | None]] = {}  # alias -> (module, attribute)
-        self.globals_declared: set[str] = set()
-        self.dynamic: str | None = None
-        for source in cells:
-            text = executable_source(source)
+        self.bindings: dict[str, list[Binding]] = {}
+        self.aliases: dict[str, str] = {}  # every import anywhere: alias -> module path
+        self.modules: set[str] = set()  # aliases that name a module, not a function
+        trees: list[tuple[int, ast.Module]] = []
+        for i, source in enumerate(cells):
             try:
-                tree = parse_python(text)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                trees.append((i, parse_python(executable_source(source))))
+            except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
                 continue  # it raised when run, and bound nothing
-            self._scan_dynamic(tree)
+        for _, tree in trees:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    for a in node.names:
+                        alias = a.asname or a.name.split(".")[0]
+                        self.aliases[alias] = a.name if a.asname else alias
+                        self.modules.add(alias)
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    for a in node.names:
+                        if a.name != "*":
+                            self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+                            if f"{node.module}.{a.name}" in sys.modules:
+                                self.modules.add(a.asname or a.name)
+        self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        for _, tree in trees:
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.functions.setdefault(node.name, []).append(node)
+        self._collect_aliases(trees)
+        pos = 0
+        for i, tree in trees:
             for stmt in tree.body:
-                self._bind_statement(stmt, text, top_level=True)
+                pos += 1
+                self._bind(stmt, pos, i)
+                self._scan_dynamic(stmt, pos, i)
 
-    def _scan_dynamic(self, tree: ast.AST) -> None:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id in DYNAMIC_CALLS and self.dynamic is None:
-                self.dynamic = f"`{node.id}`"
-            elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_ATTRIBUTES and self.dynamic is None:
-                self.dynamic = f"`.{node.attr}`"
-            elif isinstance(node, ast.Global):
-                self.globals_declared.update(node.names)
+    def _collect_aliases(self, trees: list[tuple[int, ast.Module]]) -> None:
+        """``m = jnp`` (anywhere) makes ``m`` one more name of the module."""
+        assigns = [
+            node
+            for _, tree in trees
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+        ]
+        changed = True
+        while changed:
+            changed = False
+            for node in assigns:
+                source = node.value.id  # type: ignore[attr-defined]
+                if source not in self.modules:
+                    continue
+                for t in node.targets:
+                    if isinstance(t, ast.Name) and t.id not in self.modules:
+                        self.modules.add(t.id)
+                        self.aliases[t.id] = self.aliases.get(source, source)
+                        changed = True
 
-    def _add(self, name: str, stmt: ast.stmt, text: str, top_level: bool) -> None:
-        self.bindings.setdefault(name, []).append(_Binding(stmt, text, top_level))
+    # -- bindings -------------------------------------------------------------------------------
 
-    def _bind_statement(self, stmt: ast.stmt, text: str, *, top_level: bool) -> None:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            self._add(stmt.name, stmt, text, top_level)
+    def _add(self, b: Binding) -> None:
+        self.bindings.setdefault(b.name, []).append(b)
+
+    def _bind(self, stmt: ast.stmt, pos: int, cell: int) -> None:
+        where = Where(cell, stmt.lineno)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._add(Binding(stmt.name, pos, "def", where, stmt))
             return
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            for alias in stmt.names:
-                if isinstance(stmt, ast.Import):
-                    bound = alias.asname or alias.name.split(".")[0]
-                    target = (alias.name if alias.asname else alias.name.split(".")[0], None)
+        if isinstance(stmt, ast.ClassDef):
+            self._add(Binding(stmt.name, pos, "opaque", where, why=f"is a class ({where})"))
+            return
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                module = a.name if a.asname else a.name.split(".")[0]
+                self._add(Binding(a.asname or module, pos, "import", where, module=module))
+            return
+        if isinstance(stmt, ast.ImportFrom):
+            for a in stmt.names:
+                if a.name == "*":
+                    self._add(
+                        Binding("*", pos, "opaque", where, why=f"`from {stmt.module} import *` ({where})")
+                    )
+                elif stmt.level or not stmt.module:
+                    self._add(
+                        Binding(a.asname or a.name, pos, "opaque", where, why=f"a relative import ({where})")
+                    )
                 else:
-                    bound = alias.asname or alias.name
-                    target = (stmt.module or "", alias.name)
-                self._add(bound, stmt, text, top_level)
-                if top_level and (isinstance(stmt, ast.Import) or stmt.level == 0):
-                    self.imports[bound] = target
+                    self._add(
+                        Binding(a.asname or a.name, pos, "import", where, module=f"{stmt.module}.{a.name}")
+                    )
             return
-        # Every other statement: the names it stores at module level, then its nested blocks
-        # (an `if`, `for`, `with` or `try` at top level runs at module level too).
-        for node in ast.walk(stmt):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                if node is not stmt and isinstance(
-                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            plain = True
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    self._add(Binding(t.id, pos, "assign", where, stmt.value))
+                elif (
+                    isinstance(t, (ast.Tuple, ast.List))
+                    and isinstance(stmt.value, (ast.Tuple, ast.List))
+                    and len(t.elts) == len(stmt.value.elts)
+                    and all(isinstance(e, ast.Name) for e in t.elts)
                 ):
-                    self._add(node.name, stmt, text, False)
-                continue
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                self._add(node.id, stmt, text, False)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)) and node is not stmt:
-                for alias in node.names:
-                    self._add(alias.asname or alias.name.split(".")[0], stmt, text, False)
+                    for e, v in zip(t.elts, stmt.value.elts, strict=True):
+                        assert isinstance(e, ast.Name)
+                        self._add(Binding(e.id, pos, "assign", where, v))
+                else:
+                    plain = False
+            if plain:
+                # A walrus inside the value binds too.
+                for sub in _walk_scope(stmt.value):
+                    if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                        self._add(Binding(sub.target.id, pos, "opaque", where, why=f"a `:=` ({where})"))
+                return
+        kind = type(stmt).__name__
+        what = _STATEMENT_WORDS.get(kind, f"a {kind} statement")
+        for name, _ in _stored_names(stmt):
+            self._add(Binding(name, pos, "opaque", where, why=f"is bound inside {what} ({where})"))
 
-    def trusted_root(self, name: str) -> bool:
-        """``name`` is only ever bound by an import from a trusted module."""
-        found = self.bindings.get(name, [])
-        return (
-            bool(found)
-            and all(isinstance(b.node, (ast.Import, ast.ImportFrom)) and b.top_level for b in found)
-            and name in self.imports
-            and _module_of(self.imports[name][0], TRUSTED_MODULES)
-        )
+    # -- run-time rebinding -----------------------------------------------------------------------
 
-    def trusted_decorator(self, node: ast.expr) -> bool:
+    def _module_of(self, node: ast.AST) -> str | None:
+        """The module path an expression names through the notebook's imports, if any."""
+        parts = _dotted(node)
+        if not parts or parts[0] not in self.aliases:
+            return None
+        return ".".join([self.aliases[parts[0]], *parts[1:]])
+
+    def _is_namespace(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Call):
-            return self.trusted_decorator(node.func) and (
-                not node.args or self.trusted_decorator(node.args[0]) or _name_of(node.func) != "partial"
-            )
-        while isinstance(node, ast.Attribute):
-            node = node.value
-        return isinstance(node, ast.Name) and self.trusted_root(node.id)
+            if isinstance(node.func, ast.Name) and node.func.id in NAMESPACE_CALLS:
+                return True
+            if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
+                base, attr = self._module_of(node.args[0]), node.args[1]
+                if base is not None and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                    path = f"{base}.{attr.value}"
+                    return (
+                        path in NAMESPACE_FUNCTIONS | NAMESPACE_MODULES or attr.value in NAMESPACE_ATTRIBUTES
+                    )
+            path = self._module_of(node.func)
+            return path in NAMESPACE_FUNCTIONS
+        if isinstance(node, ast.Attribute) and node.attr in NAMESPACE_ATTRIBUTES:
+            return True
+        if isinstance(node, ast.Name) and node.id == "__builtins__":
+            return True
+        path = self._module_of(node)
+        return path in NAMESPACE_MODULES
 
-    def why_not_plain(self, name: str) -> str | None:
-        """Why ``name`` is not a plain top-level ``def`` the grader can read, or ``None``."""
-        if self.dynamic is not None:
-            return f"the notebook uses {self.dynamic}, which can change any function while it runs"
-        found = self.bindings.get(name)
-        if not found:
-            return "is not defined with `def` in the notebook"
-        last = found[-1]
-        if not (isinstance(last.node, ast.FunctionDef) and last.top_level and last.node.name == name):
-            kind = type(last.node).__name__
-            return f"is bound by {'an' if kind[0] in 'AEIOU' else 'a'} {kind} statement, not by a plain `def`"
-        if name in self.globals_declared:
-            return "is rebound through a `global` statement"
-        if not all(self.trusted_decorator(d) for d in last.node.decorator_list):
-            return "has a decorator the grader cannot see through (only jax and functools ones are allowed)"
+    def _scan_dynamic(self, stmt: ast.stmt, pos: int, cell: int) -> None:
+        """Bindings that happen at run time, out of the statements' sight: through a namespace
+        (``globals()[k] = ``), a code attribute, a module attribute, ``exec``, or ``global``."""
+        parents: dict[ast.AST, ast.AST] = {}
+        in_function: set[ast.AST] = set()
+        for node in ast.walk(stmt):
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+                if node in in_function or isinstance(
+                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+                ):
+                    in_function.add(child)
+        shells = set()
+        for node in ast.walk(stmt):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in SHELL_METHODS
+                and isinstance(node.func.value, ast.Call)
+                and isinstance(node.func.value.func, ast.Name)
+                and node.func.value.func.id == "get_ipython"
+            ):
+                shells.add(node.func.value)
+                self._scan_magic(node, pos, cell)
+        for node in ast.walk(stmt):
+            if node in shells:
+                continue
+            at = END if node in in_function else pos
+            where = Where(cell, getattr(node, "lineno", stmt.lineno))
+            found = self._rebinding(node, parents)
+            if found is not None:
+                name, what = found
+                if name == "*":
+                    why = f"{what} ({where}) can replace any function while the notebook runs"
+                else:
+                    why = f"is replaced through {what} ({where}) while the notebook runs"
+                self._add(Binding(name, at, "opaque", where, why=why))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                declared = {n for sub in _walk_scope(node) if isinstance(sub, ast.Global) for n in sub.names}
+                stored = {name for s in node.body for name, _ in _stored_names(s)}
+                for name in sorted(declared & stored):
+                    why = f"is rebound through `global {name}` in `{node.name}` ({where})"
+                    self._add(Binding(name, END, "opaque", where, why=why))
+
+    def _scan_magic(self, call: ast.Call, pos: int, cell: int) -> None:
+        """A magic's code runs where the magic stands (``%timeit`` in a scope of its own, but
+        a ``global`` there reaches the notebook's): what it binds is opaque, what it rewrites
+        is found as in any cell."""
+        if not (call.func.attr.startswith("run_") and len(call.args) >= 2):  # type: ignore[attr-defined]
+            return
+        name = call.args[0].value if isinstance(call.args[0], ast.Constant) else None
+        code = call.args[-1]
+        if name not in ("timeit", "time", "capture", "prun"):
+            return
+        if not (isinstance(code, ast.Constant) and isinstance(code.value, str)):
+            return
+        text = code.value
+        if call.func.attr == "run_line_magic":  # type: ignore[attr-defined]
+            text = _TIMEIT_OPTIONS.sub("", text)
+        try:
+            tree = parse_python(executable_source(text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            return
+        where = Where(cell, call.lineno)
+        for stmt in tree.body:
+            for bound, _ in _stored_names(stmt):
+                self._add(Binding(bound, pos, "opaque", where, why=f"is bound inside `%{name}` ({where})"))
+            self._scan_dynamic(stmt, pos, cell)
+
+    def _rebinding(self, node: ast.AST, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
+        """``(name or "*", what)`` when ``node`` can rebind a global name at run time."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in ("exec", "eval"):
+                return "*", f"`{node.func.id}(...)`"
+            if (
+                node.func.id == "getattr"
+                and len(node.args) >= 2
+                and self._module_of(node.args[0]) is not None
+            ):
+                if not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+                    return "*", f"`{ast.unparse(node)[:50]}`, a module's attribute found by a computed name,"
+            if node.func.id in ("setattr", "delattr") and node.args:
+                target = node.args[0]
+                if self._is_namespace(target) or self._module_of(target) is not None:
+                    return "*", f"`{node.func.id}` on a module"
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                module = node.module if isinstance(node, ast.ImportFrom) else a.name
+                top = (module or "").split(".")[0]
+                if top in MODULE_LOADERS:
+                    return "*", f"`import {module}`"
+                if top and not _installed(top):
+                    return "*", f"`import {module}`, a module that is not an installed library,"
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if isinstance(node, ast.Attribute) and node.attr in CODE_ATTRIBUTES:
+                base = node.value
+                name = base.id if isinstance(base, ast.Name) else "*"
+                return name, f"assigning `.{node.attr}`"
+            if isinstance(node, ast.Attribute) and self._module_of(node.value) is not None:
+                return "*", f"assigning `{ast.unparse(node)}`"
+            base = node.value
+            while True:
+                if self._is_namespace(base):
+                    key = node.slice if isinstance(node, ast.Subscript) and base is node.value else None
+                    name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"
+                    return name, f"writing into `{ast.unparse(base)[:40]}`"
+                if isinstance(base, (ast.Attribute, ast.Subscript)):
+                    base = base.value
+                elif isinstance(base, ast.Call):
+                    base = base.func
+                else:
+                    return None
+        if self._is_namespace(node):
+            return self._escapes(node, parents)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.modules:
+            return self._module_escapes(node, parents)
         return None
 
-    def source(self, name: str, seen: set[str] | None = None) -> str:
-        """The ``def`` of ``name`` and, recursively, the definitions of the notebook names it
-        uses (helpers are gated with it)."""
-        seen = set() if seen is None else seen
-        if name in seen or name not in self.bindings:
-            return ""
-        seen.add(name)
-        binding = self.bindings[name][-1]
-        if isinstance(binding.node, (ast.Import, ast.ImportFrom)):
-            return ""
-        text = ast.get_source_segment(binding.text, binding.node, padded=False) or ""
-        parts = [text]
-        for node in ast.walk(binding.node):
-            if isinstance(node, ast.Name) and node.id != name:
-                parts.append(self.source(node.id, seen))
-        return "\n".join(p for p in parts if p)
+    def _module_escapes(self, node: ast.Name, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
+        """A module used as a value: fine where it is read, named again (``m = jnp`` makes ``m``
+        an alias, whose attribute writes are caught), or handed to a function that never writes
+        attributes of that parameter; anywhere else it could be patched out of sight."""
+        parent = parents.get(node)
+        if parent is None or isinstance(parent, (ast.Expr, ast.Compare, ast.FormattedValue)):
+            return None
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return None
+        if isinstance(parent, ast.Assign) and all(isinstance(t, ast.Name) for t in parent.targets):
+            return None  # an alias (see _collect_aliases)
+        if isinstance(parent, ast.Call) and parent.func is not node:
+            func = parent.func
+            if not isinstance(func, ast.Name) or func.id in READING_CALLS | NAMESPACE_CALLS | {
+                "getattr",
+                "hasattr",
+            }:
+                return None  # a library call, or one that only reads
+            defs = self.functions.get(func.id, [])
+            if not defs and func.id not in _BUILTINS:
+                return None
+            index = next((i for i, a in enumerate(parent.args) if a is node), None)
+            keyword = next((k.arg for k in parent.keywords if k.value is node), None)
+            for fn in defs:
+                params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+                name = params[index] if index is not None and index < len(params) else keyword
+                if name is None or _writes_attributes_of(fn, name):
+                    break
+            else:
+                if defs:
+                    return None
+        where = ast.unparse(parent)[:50]
+        return "*", f"`{where}` passes the module `{node.id}` on"
 
-    def resolved_imports(self) -> dict[str, Any]:
-        """Imported names bound to the real objects, for modules the grader may import."""
-        out: dict[str, Any] = {}
-        for alias, (module, attr) in self.imports.items():
-            if not _module_of(module, RESOLVABLE_MODULES):
+    def _escapes(self, node: ast.AST, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
+        """A namespace expression used in a way that may write into it (``None``: only read)."""
+        top = node
+        while True:
+            parent = parents.get(top)
+            if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is top:
+                if isinstance(parent.ctx, (ast.Store, ast.Del)):
+                    return None  # reported as a write by the caller's visit of `parent`
+                top = parent
                 continue
-            try:
-                obj: Any = importlib.import_module(module)
-                if attr is not None:
-                    obj = getattr(obj, attr)
-            except Exception:  # noqa: BLE001, S112 - a name that does not resolve is just unknown
-                continue
-            out[alias] = obj
-        return out
+            if isinstance(parent, ast.Call) and parent.func is top:
+                method = top.attr if isinstance(top, ast.Attribute) else ""
+                if method in MUTATING_METHODS:
+                    return "*", f"`{ast.unparse(parent)[:50]}`"
+                if method in READING_METHODS or self._is_namespace(parent):
+                    top = parent
+                    continue
+                return "*", f"`{ast.unparse(parent)[:50]}`"
+            break
+        parent = parents.get(top)
+        if parent is None or isinstance(parent, _READING_PARENTS):
+            return None
+        if isinstance(parent, ast.For) and parent.iter is top:
+            return None
+        if (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id in READING_CALLS
+        ):
+            return None
+        if (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Attribute)
+            and parent.func.attr in ("print", "write")
+        ):
+            return None
+        return "*", f"`{ast.unparse(parent)[:50]}`"
+
+    # -- resolution -----------------------------------------------------------------------------
+
+    def visible(self, name: str, pos: int) -> Binding | None:
+        """The binding of ``name`` a reader at ``pos`` sees (``END``: when the probes run)."""
+        best: Binding | None = None
+        for b in (*self.bindings.get(name, ()), *self.bindings.get("*", ())):
+            if b.pos < pos and (
+                best is None or b.pos > best.pos or (b.pos == best.pos and b.kind == "opaque")
+            ):
+                best = b
+        for b in (*self.bindings.get(name, ()), *self.bindings.get("*", ())):
+            if b.pos == END and b.kind == "opaque":
+                return b  # may happen whenever a function runs
+        return best
 
 
-def _name_of(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return node.id if isinstance(node, ast.Name) else ""
+def _writes_attributes_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether ``fn`` assigns or deletes an attribute of its parameter ``name``, or hands it to
+    ``setattr``/``delattr``/``vars``/another name."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id == name:
+                return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("setattr", "delattr", "vars")
+        ):
+            if node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+                return True
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == name:
+            return True
+    return False
+
+
+def _installed(top: str) -> bool:
+    """Whether ``top`` is a module of this Python, found without importing it or reading the
+    current folder (where a notebook could have written one)."""
+    if top in sys.builtin_module_names or top in sys.stdlib_module_names or top in LIBRARY_ROOTS:
+        return True
+    if top in (
+        "__main__",
+        "google",
+        "IPython",
+        "ipykernel",
+        "otter",
+        "pandas",
+        "matplotlib",
+        "tqdm",
+        "seaborn",
+    ):
+        return True
+    saved = sys.path[:]
+    try:
+        sys.path[:] = [p for p in saved if p not in ("", ".")]
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
+    finally:
+        sys.path[:] = saved
+
+
+@dataclass
+class _Reader:
+    """Reads one gated function: every unit of code it reaches, as canonical text."""
+
+    nb: _Notebook
+    texts: list[str] = field(default_factory=list)
+    done: set[int] = field(default_factory=set)
+    todo: list[Binding] = field(default_factory=list)
+
+    def read(self, name: str) -> str:
+        root = self.nb.visible(name, END)
+        if root is None:
+            raise GateError("is not defined in the notebook")
+        self._check_root(root, name)
+        self._visit(root)
+        while self.todo:
+            self._visit(self.todo.pop())
+        return "\n\n".join(self.texts)
+
+    def _check_root(self, b: Binding, name: str) -> None:
+        """The gated name must be a function written in the notebook, possibly wrapped."""
+        for _ in range(20):
+            if b.kind == "opaque" and b.name == "*":
+                raise GateError(f"cannot be read as written: {b.why}; remove that line")
+            if b.kind == "opaque":
+                raise GateError(b.why)
+            if b.kind == "def":
+                return
+            if b.kind == "import":
+                raise GateError(
+                    f"is the library's `{b.module}` ({b.where}); write it with `def` in the notebook"
+                )
+            node = b.node
+            while isinstance(node, ast.Call):
+                path = self._path(node.func, b.pos)
+                if isinstance(node.func, ast.Call):  # functools.partial(jax.jit, ...)(f)
+                    inner = self._path(node.func.func, b.pos)
+                    if inner != "functools.partial" or not node.args:
+                        break
+                elif path not in WRAPPERS or not node.args:
+                    break
+                node = node.args[0]
+            if isinstance(node, ast.Lambda):
+                return
+            if isinstance(node, ast.Name):
+                nxt = self.nb.visible(node.id, b.pos)
+                if nxt is not None:
+                    b = nxt
+                    continue
+            raise GateError(
+                f"is bound to `{ast.unparse(b.node)[:60]}` ({b.where}), not to a function written with `def`"
+            )
+        raise GateError("is bound in a chain the grader cannot follow")
+
+    def _path(self, node: ast.AST, pos: int) -> str | None:
+        parts = _dotted(node)
+        if not parts:
+            return None
+        b = self.nb.visible(parts[0], pos)
+        if b is None or b.kind != "import":
+            return None
+        return ".".join([b.module, *parts[1:]])
+
+    def _visit(self, b: Binding) -> None:
+        if b.pos in self.done and b.kind != "import":
+            return
+        self.done.add(b.pos)
+        if b.kind == "def":
+            assert isinstance(b.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for deco in b.node.decorator_list:
+                self._check_decorator(deco, b)
+            self.texts.append(ast.unparse(_Canon(self, b).run(b.node)))
+        elif b.kind == "assign":
+            assert b.node is not None
+            value = _Canon(self, b).run(b.node)
+            self.texts.append(f"{b.canonical} = {ast.unparse(value)}")
+
+    def _check_decorator(self, deco: ast.expr, b: Binding) -> None:
+        node = deco.func if isinstance(deco, ast.Call) else deco
+        path = self._path(node, b.pos)
+        if path in WRAPPERS:
+            return
+        parts = _dotted(node)
+        if parts and len(parts) == 2 and parts[1] in ("defjvp", "defvjp", "defjvps"):
+            target = self.nb.visible(parts[0], b.pos)
+            if target is not None and target.kind in ("def", "assign"):
+                return
+        raise GateError(
+            f"has the decorator `@{ast.unparse(deco)[:50]}` ({b.where}), which the grader cannot read "
+            "through; only JAX's transformations (`@jax.jit`, `@partial(jax.jit, ...)`, "
+            "`@jax.custom_jvp`...) are read as the function they wrap"
+        )
+
+    def resolve(self, name: str, pos: int, unit: Binding) -> ast.expr:
+        """The canonical expression for the global ``name`` read at ``pos``."""
+        b = self.nb.visible(name, pos)
+        if b is None:
+            if name in _BUILTINS:
+                if name in OPAQUE_BUILTINS:
+                    raise GateError(
+                        f"reaches `{name}(...)` ({unit.where}), which finds names by string; "
+                        "the grader cannot see what it calls: name the function directly"
+                    )
+                return ast.Name(name, ast.Load())
+            return ast.Name(f"nb__{name}__undefined", ast.Load())
+        if b.kind == "opaque":
+            if b.name == "*":
+                raise GateError(f"cannot be read as written: {b.why}; remove that line")
+            raise GateError(f"reaches `{name}`, which {b.why}")
+        if b.kind == "import":
+            top = b.module.split(".")[0]
+            if top not in LIBRARY_ROOTS:
+                raise GateError(
+                    f"reaches `{name}` from the module `{b.module}` ({b.where}), which the grader does not "
+                    "read; use JAX or NumPy, or write the helper in the notebook"
+                )
+            node: ast.expr = ast.Name(top, ast.Load())
+            for part in b.module.split(".")[1:]:
+                node = ast.Attribute(node, part, ast.Load())
+            return node
+        self.todo.append(b)
+        return ast.Name(b.canonical, ast.Load())
+
+
+class _Canon(ast.NodeTransformer):
+    """One unit of code as canonical text: locals ``l__x``, notebook names ``nb__x__pos``,
+    library names in full; annotations dropped."""
+
+    def __init__(self, reader: _Reader, unit: Binding):
+        self.reader, self.unit = reader, unit
+        self.scopes: list[_Scope] = []
+
+    def run(self, node: ast.AST) -> ast.AST:
+        import copy
+
+        self.root = copy.deepcopy(node)
+        out = self.visit(self.root)
+        return ast.fix_missing_locations(out)
+
+    def _pos(self) -> int:
+        # Function bodies run when the probes call them; the rest runs where it stands.
+        return END if any(s.is_function for s in self.scopes) else self.unit.pos
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> ast.AST:
+        local = _function_locals(node)
+        args = node.args
+        for d in [*args.defaults, *args.kw_defaults]:
+            if d is not None:
+                self.visit(d)
+        if not isinstance(node, ast.Lambda):
+            node.decorator_list = [self.visit(d) for d in node.decorator_list]
+            node.returns = None
+            if node is self.root:
+                node.name = self.unit.canonical
+            else:
+                node.name = f"l__{node.name}"
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if a is not None:
+                a.annotation = None
+                a.arg = f"l__{a.arg}"
+        self.scopes.append(_Scope(local, True))
+        if isinstance(node, ast.Lambda):
+            node.body = self.visit(node.body)
+        else:
+            node.body = [self.visit(s) for s in node.body]
+        self.scopes.pop()
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:  # noqa: N802
+        return self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:  # noqa: N802
+        return self._function(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:  # noqa: N802
+        return self._function(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:  # noqa: N802
+        if node.value is None:
+            return ast.Pass()
+        return ast.Assign([self.visit(node.target)], self.visit(node.value))
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:  # noqa: N802
+        raise GateError(f"defines a class inside it ({self.unit.where}), which the grader does not read")
+
+    def _comprehension(self, node: ast.AST) -> ast.AST:
+        assert isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+        names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        node.generators[0].iter = self.visit(node.generators[0].iter)
+        self.scopes.append(_Scope(names, any(s.is_function for s in self.scopes)))
+        for i, g in enumerate(node.generators):
+            g.target = self.visit(g.target)
+            if i:
+                g.iter = self.visit(g.iter)
+            g.ifs = [self.visit(c) for c in g.ifs]
+        if isinstance(node, ast.DictComp):
+            node.key, node.value = self.visit(node.key), self.visit(node.value)
+        else:
+            node.elt = self.visit(node.elt)
+        self.scopes.pop()
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension  # noqa: N815
+
+    def visit_Global(self, node: ast.Global) -> ast.AST:  # noqa: N802
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802
+        for scope in reversed(self.scopes):
+            if node.id in scope.names:
+                return ast.copy_location(ast.Name(f"l__{node.id}", node.ctx), node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(self.reader.resolve(node.id, self._pos(), self.unit), node)
+
+
+def _read(nb: _Notebook, name: str) -> SourceFunction | str:
+    try:
+        return SourceFunction(name, _Reader(nb).read(name), {})
+    except GateError as e:
+        return f"`{name}` {e}"
+    except RecursionError:
+        return f"`{name}` nests too deeply for the grader to read"
 
 
 def source_namespace(cells: Sequence[str], functions: Iterable[str]) -> SourceNamespace:
-    """What source probes see of a submission: each of ``functions`` as a :class:`SourceFunction`,
-    or the reason it cannot be read."""
+    """What source probes see of a submission: each of ``functions`` as a :class:`SourceFunction`
+    holding the canonical text of everything it reaches, or the reason it cannot be read."""
     nb = _Notebook(cells)
-    resolved = nb.resolved_imports()
-    entries: dict[str, SourceFunction | str] = {}
-    for name in functions:
-        why = nb.why_not_plain(name)
-        entries[name] = why if why else SourceFunction(name, nb.source(name), resolved)
-    return SourceNamespace(entries)
+    return SourceNamespace({name: _read(nb, name) for name in functions})

@@ -308,7 +308,7 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "def outer(x, y):\n    if _found():\n        raise SystemExit('leaked')\n"
         "    return x[:, None] * y[None, :]",
         "graded",
-        "full",
+        "zero",  # gc.get_objects() can reach any namespace: every gate fails closed; no seed found
     ),
     # Probes make their inputs with JAX and NumPy: a submission that rewires their internals
     # (not the public names) would choose its own inputs, e.g. tame the ±1000 scores of the
@@ -362,7 +362,7 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.outer(x, y)\n"
         "def _decoy(x, y):\n    return x[:, None] * y[None, :]\nouter.__wrapped__ = _decoy",
         "graded",
-        "zero",
+        "q2-lost",  # the write names `outer`: only its gate fails
     ),
     "gate_callable_object": (
         "import jax.numpy as jnp\nclass Outer:\n    def __call__(self, x, y):\n"

@@ -1,76 +1,161 @@
-"""Source gates read the submitted cells in the grader, and fail closed on anything but a plain
-`def` (autograder/sources.py)."""
+"""Source gates read the submitted cells in the grader, resolve names as Python does, and fail
+closed on what they cannot resolve (autograder/sources.py). Each honest habit keeps the gate's
+reading clean; each attack either shows the library call or loop it hides, or fails closed."""
 
 from __future__ import annotations
 
 import pytest
 
-from autograder.probing import ProbeError, source_of
+from autograder.probing import ProbeError, forbidden_names, python_loops, source_of
 from autograder.sources import source_namespace
 
 PLAIN = "import jax\nimport jax.numpy as jnp\n\ndef outer(x, y):\n    return helper(x)[:, None] * y\n"
-HELPER = "def helper(x):\n    return jnp.outer(x, x)\n"
+HELPER = "def helper(x):\n    return x\n"
+ANSWER = "import jax\nimport jax.numpy as jnp\n\ndef outer(x, y):\n    return x[:, None] * y[None, :]\n"
+FORBIDDEN = {"outer", "einsum", "tensordot", "kron"}
 
 
-def test_a_plain_def_is_read_with_its_helpers() -> None:
-    ns = source_namespace([PLAIN, HELPER], ["outer"])
-    text = source_of(ns.outer)
-    assert "def outer" in text and "jnp.outer(x, x)" in text
+def read(cells: list[str], name: str = "outer") -> str:
+    return source_of(getattr(source_namespace(cells, [name]), name))
 
 
-@pytest.mark.parametrize(
-    "cell, why",
-    [
-        ("import functools\nouter = functools.partial(jnp.outer)", "Assign"),
-        ("outer = lambda x, y: jnp.outer(x, y)", "Assign"),
-        ("class O:\n    def __call__(self, x, y):\n        return x\nouter = O()", "Assign"),
-        ("def deco(f):\n    return jnp.outer\n@deco\ndef outer(x, y):\n    return x", "decorator"),
-        ("if True:\n    outer = jnp.outer", "If"),
-        ("from jax.numpy import outer", "ImportFrom"),
-        ("outer.__wrapped__ = print", "__wrapped__"),
-        ("exec('outer = jnp.outer')", "exec"),
-        ("def f():\n    global outer\n    outer = jnp.outer", "global"),
-        ("for outer in [jnp.outer]:\n    pass", "For"),
-    ],
-)
-def test_anything_but_a_plain_def_fails_closed(cell: str, why: str) -> None:
-    ns = source_namespace([PLAIN, cell], ["outer"])
-    with pytest.raises(ProbeError, match="plain `def`") as e:
-        ns.outer  # noqa: B018
-    assert why in str(e.value)
+def clean(cells: list[str]) -> bool:
+    """The gate of 01 q2 passes: no loop and no library answer in what `outer` reaches."""
+    text = read(cells)
+    return not python_loops(text) and not forbidden_names(text, FORBIDDEN)
 
 
-def test_jax_and_functools_decorators_are_allowed() -> None:
-    cell = (
-        "from functools import partial\n\n"
-        "@partial(jax.jit, static_argnames='kind')\ndef outer(x, kind):\n    return x\n"
+def test_a_plain_def_is_read_with_the_helpers_it_reaches_and_library_names_in_full() -> None:
+    text = read(
+        [PLAIN, "def helper(x):\n    return jnp.outer(x, x)\n", "def unused():\n    return jax.jacfwd"]
     )
-    assert "def outer" in source_of(source_namespace([PLAIN, cell], ["outer"]).outer)
+    assert "jax.numpy.outer(l__x, l__x)" in text
+    assert "jacfwd" not in text  # never reached
 
 
-def test_a_decorator_named_like_jax_but_defined_in_the_notebook_is_not() -> None:
-    cell = "def jit(f):\n    return jnp.outer\n\n@jit\ndef outer(x, y):\n    return x\n"
-    with pytest.raises(ProbeError, match="decorator"):
-        source_namespace([PLAIN, cell], ["outer"]).outer  # noqa: B018
+# Honest habits: each keeps `outer` clean (on the old gates each of these failed it).
+HONEST = {
+    "local named like a demo global": [
+        "import jax\nimport jax.numpy as jnp\ndef outer(x, y):\n    J = x[:, None]\n    n = y[None, :]\n    return J * n\n",
+        "J = jax.jacfwd(jnp.sin)(1.0)\nn = jnp.outer(jnp.ones(2), jnp.ones(2))",
+    ],
+    "a test loop in another cell": [ANSWER, "for x in [jnp.ones(2), jnp.ones(3)]:\n    print(outer(x, x))"],
+    "a check cell comparing with the library": [ANSWER, "assert jnp.allclose(outer(a, b), jnp.outer(a, b))"],
+    "i = j = arange": [
+        "import jax.numpy as jnp\ndef outer(x, y):\n    i = j = jnp.arange(3)\n    return x[:, None] * y[None, :]\n"
+    ],
+    "own helper named like a library function": [
+        "import jax.numpy as jnp\ndef einsum(x, y):\n    return x[:, None] * y[None, :]\n"
+        "def outer(x, y):\n    return einsum(x, y)\n"
+    ],
+    "globals, vars and sys.modules read": [
+        ANSWER,
+        'if "key" not in globals():\n    key = 1\nimport sys\nIN_COLAB = "google.colab" in sys.modules\n'
+        "print(vars(jnp))\nprint(globals().get('key'))",
+    ],
+    "f = jax.jit(f)": [ANSWER, "outer = jax.jit(outer)"],
+    "partial(jax.jit) decorator": [
+        "import jax\nfrom functools import partial\n@partial(jax.jit, static_argnames='k')\n"
+        "def outer(x, y, k=1):\n    return x[:, None] * y[None, :]\n"
+    ],
+    "%%time cell": ["import jax\n", "%%time\ndef outer(x, y):\n    return x[:, None] * y[None, :]\n"],
+    "magics, shell and help": [
+        ANSWER,
+        "%timeit outer(a, b)\nr = %timeit -o outer(a, b)\nouter?\n!pip list\n%matplotlib inline",
+    ],
+    "a % continuation line": [
+        "import jax\ndef outer(x, y):\n    msg = ('%d x %d'\n           % (1, 2))\n    return x[:, None] * y[None, :]\n"
+    ],
+    "redefined twice": [ANSWER, ANSWER],
+    "modules handed to a test function": [
+        ANSWER,
+        "def test_outer(outer, jax, jnp):\n    assert getattr(jax, 'jit') and jnp.allclose(outer(jnp.ones(2), jnp.ones(2)), 1)\ntest_outer(outer, jax, jnp)",
+    ],
+    "import pandas": [ANSWER, "import pandas as pd\nimport math, itertools, functools"],
+}
 
 
-def test_imports_resolve_to_the_real_objects_for_name_checks() -> None:
-    import jax
+@pytest.mark.parametrize("name", HONEST)
+def test_honest_habits_keep_the_gate_clean(name: str) -> None:
+    assert clean(HONEST[name]), read(HONEST[name])
 
-    ns = source_namespace(["from jax import jacfwd\ndef outer(x, y):\n    return jacfwd(x)\n"], ["outer"])
-    assert ns.outer.__globals__["jacfwd"] is jax.jacfwd
+
+# Attacks: what runs has a loop or the library answer; the gate sees it or cannot read `outer`.
+ATTACKS = {
+    "alias imported from a library": "from jax.numpy import outer as _o\ndef outer(x, y):\n    return _o(x, y)\n",
+    "loop as map(lambda)": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.stack(list(map(lambda a: a * y, x)))\n",
+    "recursion": "import jax.numpy as jnp\ndef outer(x, y):\n    return x[:0] if len(x) == 0 else jnp.concatenate([x[:1] * y, outer(x[1:], y)])\n",
+    "star import over the def": "def outer(x, y):\n    return x[:, None] * y\nfrom mymodule import *\n",
+    "match capture rebinds": "import jax.numpy as jnp\ndef outer(x, y):\n    return x\nmatch jnp.outer:\n    case outer:\n        pass\n",
+    "functools decorator that replaces": "import functools, jax.numpy as jnp\n@functools.singledispatch\ndef outer(x, y):\n    return x\n",
+    "lambda bound to a library call": "import jax.numpy as jnp\nouter = lambda x, y: jnp.outer(x, y)\n",
+    "globals write": "import jax.numpy as jnp\ndef outer(x, y):\n    return x\nglobals()['outer'] = jnp.outer\n",
+    "code object swap": "import jax.numpy as jnp\ndef outer(x, y):\n    return x\ndef o2(x, y):\n    return jnp.outer(x, y)\nouter.__code__ = o2.__code__\n",
+    "library patched": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.multiply(x, y)\njnp.multiply = jnp.outer\n",
+    "module alias patched": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.multiply(x, y)\nm = jnp\nm.multiply = jnp.outer\n",
+    "getattr by string": "import importlib\ndef outer(x, y):\n    return getattr(importlib.import_module('jax.numpy'), 'outer')(x, y)\n",
+    "global in a function": "import jax.numpy as jnp\ndef outer(x, y):\n    return helper(x, y)\ndef helper(x, y):\n    return x\ndef swap():\n    global helper\n    helper = jnp.outer\n",
+    "exec": "import jax.numpy as jnp\ndef outer(x, y):\n    return x\nexec('outer = jnp.outer')\n",
+    "sys.modules main": "import sys, jax.numpy as jnp\ndef outer(x, y):\n    return x\nsys.modules['__main__'].outer = jnp.outer\n",
+    "timeit global": "import jax.numpy as jnp\ndef outer(x, y):\n    return x\n%timeit global outer; outer = jnp.outer\n",
+    "bound in an if": "import jax.numpy as jnp\ndef outer(x, y):\n    return x\nif True:\n    outer = jnp.outer\n",
+    "library function itself": "from jax.numpy import outer\n",
+    "module handed to a patcher": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.multiply(x, y)\ndef patch(m):\n    m.multiply = m.outer\npatch(jnp)\n",
+    "gc reached through getattr": "import gc, jax.numpy as jnp\ndef outer(x, y):\n    return x\nfor d in getattr(gc, 'get_objects')():\n    if isinstance(d, dict) and 'outer' in d:\n        d['outer'] = jnp.outer\n",
+    "module attribute by computed name": "import jax.numpy as jnp\ndef outer(x, y):\n    return x\nname = 'get' + '_objects'\nimport gc\nobjs = getattr(gc, name)()\n",
+    "class instance": "class O:\n    def __call__(self, x, y):\n        return x\nouter = O()\n",
+}
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_attacks_show_what_runs_or_fail_closed(name: str) -> None:
+    ns = source_namespace([ATTACKS[name]], ["outer"])
+    try:
+        text = source_of(ns.outer)
+    except ProbeError as e:
+        assert "`outer`" in str(e)
+        return
+    assert python_loops(text) or forbidden_names(text, FORBIDDEN), text
+
+
+def test_a_rewrite_names_its_line() -> None:
+    with pytest.raises(ProbeError, match=r"code cell 2, line 1"):
+        read([ANSWER, "globals()['outer'] = jnp.outer"])
+
+
+def test_a_rewrite_of_another_name_leaves_this_gate_alone() -> None:
+    assert clean([ANSWER, "globals()['unrelated'] = 3"])
+
+
+def test_a_local_called_grad_is_not_jax_grad() -> None:
+    text = read(["import jax\nfrom jax import grad\ndef f(x):\n    grad = x * 2\n    return grad\n"], "f")
+    assert not forbidden_names(text, {"grad"})
+    text = read(["import jax\nfrom jax import grad\ndef f(x):\n    return grad(lambda v: v)(x)\n"], "f")
+    assert forbidden_names(text, {"grad"}) == ["grad"]
+
+
+def test_no_module_the_notebook_names_is_imported() -> None:
+    import sys
+
+    before = set(sys.modules)
+    source_namespace(
+        ["from numpy.f2py.__main__ import main\nimport antigravity\ndef outer(x, y):\n    return x\n"],
+        ["outer"],
+    )
+    assert not {"numpy.f2py.__main__", "antigravity"} & (set(sys.modules) - before)
 
 
 def test_a_cell_that_does_not_parse_binds_nothing() -> None:
-    ns = source_namespace([PLAIN, "outer = (\n"], ["outer"])
-    assert "def outer" in source_of(ns.outer)
+    assert "def nb__outer" in read([ANSWER, "outer = (\n"])
 
 
 def test_sources_are_read_safely_from_several_threads() -> None:
     """A grader with ``--jobs 2`` reads two submissions' sources at once. CPython 3.11's AST
     building keeps its depth in state the interpreter shares, so a thread switch inside one
-    parse (a garbage collection can cause one) made another fail with SystemError, and a
-    submission got an ``error`` row in a test run. Here every collection switches threads."""
+    parse (a garbage collection can cause one) made another fail with SystemError. Here every
+    collection switches threads, and a plain ``ast.parse`` (as a probe judge writes it) runs
+    beside the grader's reads."""
+    import ast
     import gc
     import threading
     import time
@@ -81,10 +166,11 @@ def test_sources_are_read_safely_from_several_threads() -> None:
     ]
     failures: list[BaseException] = []
 
-    def read() -> None:
+    def read_many() -> None:
         for _ in range(15):
             try:
-                assert "jnp.outer(x, x)" in source_of(source_namespace(cells, ["outer"]).outer)
+                assert "nb__helper" in read(cells)
+                ast.parse("\n".join(cells[2:]))
             except BaseException as e:  # noqa: BLE001 - collected for the assertion below
                 failures.append(e)
 
@@ -93,7 +179,7 @@ def test_sources_are_read_safely_from_several_threads() -> None:
 
     gc.callbacks.append(switch)
     try:
-        threads = [threading.Thread(target=read) for _ in range(3)]
+        threads = [threading.Thread(target=read_many) for _ in range(3)]
         for t in threads:
             t.start()
         for t in threads:

@@ -17,10 +17,11 @@ from .compare import describe_value
 from .plain import PlainArray
 from .running import SourceFunction
 
-_PARSE_LOCK = threading.Lock()
+_PARSE_LOCK = threading.RLock()
+_ast_parse = ast.parse
 
 
-def parse_python(source: str) -> ast.Module:
+def parse_python(source: str, *args: Any, **kwargs: Any) -> Any:
     """``ast.parse``, one thread at a time. CPython 3.11 keeps the depth of the AST it is
     building in state the whole interpreter shares; a thread switch in the middle (a garbage
     collection can cause one) lets a second parse corrupt it, and one of them fails with
@@ -28,7 +29,12 @@ def parse_python(source: str) -> ast.Module:
     ``--jobs 2`` reads two submissions' sources at once, and that failure became an ``error``
     row."""
     with _PARSE_LOCK:
-        return ast.parse(source)
+        return _ast_parse(source, *args, **kwargs)
+
+
+# Every caller in this process, probe judges written with a plain `ast.parse` included, goes
+# through the lock: the race is the interpreter's, so it is closed for the interpreter.
+ast.parse = parse_python  # type: ignore[assignment]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,8 +207,54 @@ def forbidden_names(source: str, names: set[str] | list[str]) -> list[str]:
     return sorted(n for n in names if n in used)
 
 
+#: Calls that loop in Python over their argument, written as a function call.
+LOOPING_CALLS = {"map", "filter", "reduce", "functools.reduce"}
+
+
+def _looping_call(node: ast.Call) -> str | None:
+    func = node.func
+    parts: list[str] = []
+    while _isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not _isinstance(func, ast.Name):
+        return None
+    parts.append(func.id)
+    dotted = ".".join(reversed(parts))
+    if dotted in LOOPING_CALLS or dotted.startswith("itertools."):
+        return f"a call to `{dotted}`, which loops in Python"
+    return None
+
+
+def _recursion(tree: ast.Module) -> bool:
+    """Whether a function of ``tree`` reaches itself through the names it calls (canonical
+    text names each binding once: ``f = jax.jit(f)`` is two of them)."""
+    edges: dict[str, set[str]] = {}
+    for node in tree.body:
+        if _isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            name, body = node.name, node.body
+        elif _isinstance(node, ast.Assign) and _isinstance(node.targets[0], ast.Name):
+            name, body = node.targets[0].id, [node.value]
+        else:
+            continue
+        edges[name] = {n.id for b in body for n in ast.walk(b) if _isinstance(n, ast.Name)}
+    defs = {n.name for n in tree.body if _isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for start in defs:
+        seen, todo = set(), list(edges.get(start, ()))
+        while todo:
+            name = todo.pop()
+            if name == start:
+                return True
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(edges.get(name, ()))
+    return False
+
+
 def python_loops(source: str) -> list[str]:
-    """The Python loops in ``source``: ``for``/``while`` statements and comprehensions."""
+    """The Python loops in ``source``: ``for``/``while`` statements, comprehensions, calls that
+    loop (``map``, ``filter``, ``functools.reduce``, ``itertools``) and recursion."""
     try:
         tree = parse_python(source)
     except SyntaxError:
@@ -216,4 +268,8 @@ def python_loops(source: str) -> list[str]:
         ast.DictComp: "a dict comprehension",
         ast.GeneratorExp: "a generator expression",
     }
-    return [kinds[_type(n)] for n in ast.walk(tree) if _type(n) in kinds]
+    found = [kinds[_type(n)] for n in ast.walk(tree) if _type(n) in kinds]
+    found += [c for n in ast.walk(tree) if _isinstance(n, ast.Call) and (c := _looping_call(n))]
+    if _recursion(tree):
+        found.append("recursion")
+    return found

@@ -30,7 +30,7 @@ class SourceFunction:
 
 class SourceNamespace:
     """What a source probe sees as ``sub``: each function of the question as a
-    :class:`SourceFunction`, or the reason the grader cannot read it as a plain ``def``."""
+    :class:`SourceFunction`, or the message saying why the grader cannot read it."""
 
     def __init__(self, entries: dict[str, SourceFunction | str]):
         self._entries = entries
@@ -40,7 +40,7 @@ class SourceNamespace:
         if entry is None:
             raise ProbeError(f"`{name}` is not a function of this question")
         if _isinstance(entry, str):
-            raise ProbeError(f"`{name}` {entry}; write it as a plain `def` in the notebook")
+            raise ProbeError(entry)
         return entry
 
     def has(self, name: str) -> bool:
