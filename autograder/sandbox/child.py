@@ -155,7 +155,6 @@ def _intact(watch: tuple[Any, ...]) -> bool:
 
 def _run(conn: Connection, request: dict[str, Any]) -> None:
     global _MAIN_PID
-    _MAIN_PID = os.getpid()
     os.setsid()
     privileges.set_subreaper()
     job = json.loads(conn.recv_bytes(MAX_FRAME))
@@ -165,12 +164,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         os.chown(box, uid, uid)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
-    out = os.open(box / "output.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    if uid is not None:
-        os.fchown(out, uid, uid)
-    os.dup2(out, 1)
-    os.dup2(out, 2)
-    os.chdir(box)
+    os.close(null)
     allowed = privileges.allowed_environment(dict(os.environ))
     os.environ.clear()
     os.environ.update(allowed)
@@ -181,11 +175,31 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     cache = job.get("compilation_cache")
     shared_read = [cache] if cache and not job.get("cache_writes") else []
     shared_write = [cache] if cache and job.get("cache_writes") else []
-    confined = privileges.confine(
-        uid=uid,
-        needed=[Path(p) for p in (*limits.readable_roots(), box, *shared_read, *shared_write)],
-        hidden=[Path(p) for p in job.get("hidden", [])],
-    )
+    try:
+        # Forks where it makes a PID namespace: from here on this is process 1 of it.
+        confined = privileges.confine(
+            uid=uid,
+            needed=[Path(p) for p in (*limits.readable_roots(), *shared_read)],
+            writable=[Path(p) for p in shared_write],
+            hidden=[Path(p) for p in job.get("hidden", [])],
+            box=box,
+            box_mb=limits.scratch_mb(sandbox_limits),
+            devices=[d for d in limits.gpu_device_files() if d.startswith("/dev/")]
+            if job["device"] == "gpu"
+            else [],
+        )
+    except Exception:
+        import traceback
+
+        traceback.print_exc()  # into the zygote's log: stdout and stderr are still its
+        raise
+    _MAIN_PID = os.getpid()
+    # The scratch folder, as the sandbox's user: a tmpfs of its own where it has a quota.
+    os.chdir(box)
+    out = os.open(box / "output.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
     abi = limits.apply(sandbox_limits, box, job["device"], shared_read=shared_read, shared_write=shared_write)
     _configure_jax(job)
     sys.modules["otter"] = fake_otter()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import signal
+import stat
 import time
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..probing import decode_outputs, is_out_of_memory, shorten
-from .limits import SandboxLimits, rss_mb
+from .limits import Meter, SandboxLimits
 from .zygote import Zygote
 
 #: What a sandbox may send, checked before anything is decoded: a submission's results are
@@ -81,15 +81,19 @@ def run_sandboxed(
     sock, pid, job_id = zygote.start(box, uid)
     conn = Connection(sock.detach())
     killed_for: str | None = None
+    meter: Meter | None = None
     try:
+        # Into its cgroups before it reads its job, so before it runs anything.
+        meter = Meter(pid, limits, box)
         conn.send_bytes(json.dumps({**job, "cells": cells, "limits": asdict(limits)}).encode())
-        _Conversation(conn, pid, outcome, limits, start).run(probes_source, requests)
+        _Conversation(conn, pid, outcome, limits, start, meter).run(probes_source, requests)
     except _Ended as e:
         outcome.ended, outcome.detail = e.ended, e.detail
         if e.ended in ("timeout", "memory"):
             killed_for = e.ended
     except (EOFError, OSError):
         outcome.ended = "crashed"
+        zygote.exited(job_id, 2.0)  # how it ended, before the kill below could say SIGKILL
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         outcome.ended, outcome.detail = (
             "tampered",
@@ -103,6 +107,13 @@ def run_sandboxed(
         conn.close()
         code = zygote.wait(job_id)
         outcome.seconds = time.monotonic() - start
+        if meter is not None:
+            meter.close()
+            outcome.missing += meter.missing
+            if meter.tripped and outcome.ended in ("ok", "crashed", "exited") and not outcome.tampered:
+                # The kernel (a cgroup's OOM kill) or the account stopped it: a process of its
+                # own, or the whole sandbox, was over the limit.
+                outcome.ended, outcome.detail, killed_for = "memory", f"{limits.memory_mb} MiB", "memory"
     if outcome.tampered and outcome.ended in ("ok", "crashed"):
         # Tampering the sandbox reported ends the run; the evidence says why, not the crash.
         outcome.ended, outcome.detail = "tampered", ""
@@ -118,29 +129,137 @@ def run_sandboxed(
 
 
 def remove_tree(path: Path) -> None:
-    """Delete ``path`` whatever modes the sandbox gave what is inside (a folder it made
-    unreadable would otherwise stay, and block whatever comes next)."""
-    if not path.exists():
-        return
-    for folder, dirs, _ in os.walk(path, topdown=True, onerror=lambda e: None):
-        for d in dirs:
-            try:
-                os.chmod(os.path.join(folder, d), 0o700, follow_symlinks=False)
-            except OSError:
-                pass
+    """Delete ``path`` and whatever a sandbox left inside, never following a link (a link in
+    its place goes, not what it points to), whatever modes it gave its folders, however deep
+    it nested them, and never raising: what cannot be removed stays, and the next run, in a
+    folder of its own, never meets it."""
     try:
-        os.chmod(path, 0o700)
+        st = os.lstat(path)
+    except OSError:
+        return
+    try:
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(path)
+            return
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            _empty_folder(fd)
+        finally:
+            os.close(fd)
+        os.rmdir(path)
+    except Exception:  # noqa: BLE001 - a leftover folder must never become the row's error
+        pass
+
+
+#: Open folders at once while emptying one; deeper folders are moved up to the top first.
+_DEPTH = 32
+
+
+def _empty_folder(top: int) -> None:
+    """Empty the folder open at ``top``: descend with a file descriptor per level (names are
+    looked up relative to it, so a path's length never matters and no link is followed)."""
+    for _ in range(100_000):  # each pass removes what lies within _DEPTH levels
+        deeper = False
+        # (the folder, its name in the one above, its entries not yet seen)
+        stack: list[tuple[int, str, list[str]]] = [(os.dup(top), "", _names(top))]
+        try:
+            while stack:
+                fd, own_name, names = stack[-1]
+                if not names:
+                    stack.pop()
+                    os.close(fd)
+                    if stack:
+                        _remove_at(stack[-1][0], own_name)
+                    continue
+                name = names.pop()
+                try:
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                if not stat.S_ISDIR(st.st_mode):
+                    _remove_at(fd, name, folder=False)
+                elif len(stack) >= _DEPTH:
+                    try:  # out of the way, up to the top: the next pass takes it
+                        os.rename(name, f".removed-{secrets.token_hex(8)}", src_dir_fd=fd, dst_dir_fd=top)
+                        deeper = True
+                    except OSError:
+                        pass
+                else:
+                    child = _open_folder(fd, name)
+                    if child is not None:
+                        stack.append((child, name, _names(child)))
+        finally:
+            for fd, _, _ in stack:
+                os.close(fd)
+        if not deeper:
+            return
+
+
+def _names(fd: int) -> list[str]:
+    try:
+        os.fchmod(fd, 0o700)
     except OSError:
         pass
-    shutil.rmtree(path, ignore_errors=True)
+    try:
+        return os.listdir(fd)
+    except OSError:
+        return []
+
+
+def _open_folder(parent: int, name: str) -> int | None:
+    """Open the folder ``name`` (never a link), first giving it back the modes to be read."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(name, flags, dir_fd=parent)
+    except PermissionError:
+        pass
+    except OSError:
+        return None
+    if not hasattr(os, "O_PATH"):  # macOS: it can change a mode without following a link
+        try:
+            os.chmod(name, 0o700, dir_fd=parent, follow_symlinks=False)
+            return os.open(name, flags, dir_fd=parent)
+        except (OSError, NotImplementedError):
+            return None
+    try:
+        handle = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return None
+    try:
+        # Linux cannot change a mode without following a link: through the handle, the mode
+        # changed is the folder's itself, whatever its name leads to by now.
+        os.chmod(f"/proc/self/fd/{handle}", 0o700)
+        return os.open(f"/proc/self/fd/{handle}", flags & ~os.O_NOFOLLOW)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+
+
+def _remove_at(parent: int, name: str, *, folder: bool = True) -> None:
+    try:
+        if folder:
+            os.rmdir(name, dir_fd=parent)
+        else:
+            os.unlink(name, dir_fd=parent)
+    except OSError:
+        pass
 
 
 class _Conversation:
     """The grader's side of the protocol in :mod:`autograder.sandbox.child`, with the clock, the
     memory watchdog and the size limits applied to everything the sandbox says."""
 
-    def __init__(self, conn: Connection, pid: int, outcome: RunOutcome, limits: SandboxLimits, start: float):
-        self.conn, self.pid, self.outcome, self.limits = conn, pid, outcome, limits
+    def __init__(
+        self,
+        conn: Connection,
+        pid: int,
+        outcome: RunOutcome,
+        limits: SandboxLimits,
+        start: float,
+        meter: Meter,
+    ):
+        self.conn, self.pid, self.outcome, self.limits, self.meter = conn, pid, outcome, limits, meter
         self.total_deadline = start + limits.submission_seconds
         self.step_deadline = min(start + limits.cell_seconds, self.total_deadline)
         self.budget = MAX_RESULT_BYTES
@@ -172,7 +291,7 @@ class _Conversation:
                     raise
                 self.budget -= len(data)
                 return data
-            if rss_mb(self.pid) > self.limits.memory_mb:
+            if self.meter.over():
                 raise _Ended("memory", f"{self.limits.memory_mb} MiB")
 
     def message(self) -> dict[str, Any]:

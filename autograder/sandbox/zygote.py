@@ -238,6 +238,13 @@ class Zygote:
             raise RuntimeError("the grading zygote did not fork a sandbox")
         return mine, job.pid, job_id
 
+    def exited(self, job_id: str, timeout: float) -> bool:
+        """Whether the child of ``job_id`` has ended, waiting up to ``timeout`` seconds. A
+        sandbox in a PID namespace ends a moment after its socket closes (the namespace is torn
+        down first): a grader that killed it at once would hide how it ended."""
+        job = self._jobs.get(job_id)
+        return job is not None and job.exited.wait(timeout)
+
     def wait(self, job_id: str, timeout: float = 10.0) -> int | None:
         """Exit code of a finished child (negative: killed by that signal); None if unknown."""
         job = self._jobs[job_id]
