@@ -1,7 +1,7 @@
 """``python -m autograder build``: the student release and the Gradescope autograder, from solutions/.
 
 For each assignment: check the master → otter assign (student notebook and public tests) →
-normalise the student files (setup cell first, no outputs, stable cell ids) into
+normalise the student files (setup cell first, export cell last, no outputs, stable cell ids) into
 ``assignments/<id>/`` → write the Gradescope autograder zip (:func:`gradescope_zip`), the student
 handout zip (:mod:`autograder.handout`) and the solved notebook under ``build/<id>/``.
 Same sources, same bytes, zips included.
@@ -32,7 +32,7 @@ from .config import ROOT, Assignment, Course, load_course
 from .errors import BuildError, NotebookError
 from .execution import load_probes
 from .gradescope import RUN_AUTOGRADER, SETUP_SH
-from .handout import add_setup_cell, write_handout
+from .handout import add_export_cell, add_setup_cell, write_handout
 from .master_format import config_cell, marked_cells, master_config, master_questions, with_points
 from .notebooks import executable_source, read_notebook
 from .probing import ProbeSet
@@ -208,6 +208,7 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
         release.mkdir(parents=True)
         student = nbformat.read(work / "dist" / "student" / a.notebook, as_version=4)
         add_setup_cell(student, a.notebook)
+        add_export_cell(student)
         stable_ids(student)
         write_notebook(student, release / a.notebook)
 
@@ -219,6 +220,7 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
         write_handout(a, release, out / f"{a.id}-student.zip")
         solved = nbformat.read(work / "dist" / "autograder" / a.notebook, as_version=4)
         add_setup_cell(solved, a.notebook)
+        add_export_cell(solved)  # cell for cell the student notebook, solved
         stable_ids(solved)
         write_notebook(solved, out / "reference.ipynb")
     return release

@@ -16,7 +16,7 @@ import json
 import os
 import stat
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 # Light imports only: the grader's own (nbformat, NumPy, JAX: ~1.5 s) come in main, once the
 # zygote has started importing beside them.
-from .errors import UsageError
-from .records import Record, atomic_write, batch_seed, read_record, write_gradebook
+from .errors import UsageError, noting_interrupts, stops_the_batch
+from .records import Record, atomic_write, batch_seed, disk_full, read_record, read_records, write_gradebook
 from .sandbox.limits import MAX_SANDBOXES, SandboxLimits
 from .sandbox.zygote import Zygote, start_zygote
 
 if TYPE_CHECKING:
-    from .config import Course
+    from .config import Assignment, Course
     from .grader import Grader
     from .submissions import Submission
 
@@ -74,34 +74,53 @@ def main(
 
     What it prints (:mod:`autograder.console`): progress on stderr (a bar on a terminal, a line
     per submission elsewhere), then with ``summary`` the gradebook's table and where the files
-    are on stdout; ``quiet`` keeps only warnings and errors."""
+    are on stdout; ``quiet`` keeps only warnings and errors.
+
+    Whatever one submission does to the grader is that row's ``error``; the batch stops only
+    for the instructor's own Ctrl-C (:func:`autograder.errors.stops_the_batch`) and for a full
+    disk: one line says so (exit status 1), every row written so far stays in the gradebook,
+    and the same command, once there is space, grades what is missing."""
     from .backends import check_backend
 
     workers = check_backend(scheduler=scheduler, cluster=cluster, jobs=jobs)
-    early = None if scheduler or cluster else _early_zygote(submissions, out)
+    early = None
     try:
-        return _grade(
-            assignment,
-            submissions,
-            out,
-            early=early,
-            device=device,
-            jobs=jobs,
-            regrade=regrade,
-            quiet=quiet,
-            summary=summary,
-            cpu_devices=cpu_devices,
-            cell_seconds=cell_seconds,
-            submission_seconds=submission_seconds,
-            memory_mb=memory_mb,
-            processes=processes,
-            course=course,
-            only=only,
-            seed=seed,
-            scheduler=scheduler,
-            cluster=cluster,
-            workers=workers,
+        early = None if scheduler or cluster else _early_zygote(submissions, out)
+        with noting_interrupts():
+            return _grade(
+                assignment,
+                submissions,
+                out,
+                early=early,
+                device=device,
+                jobs=jobs,
+                regrade=regrade,
+                quiet=quiet,
+                summary=summary,
+                cpu_devices=cpu_devices,
+                cell_seconds=cell_seconds,
+                submission_seconds=submission_seconds,
+                memory_mb=memory_mb,
+                processes=processes,
+                course=course,
+                only=only,
+                seed=seed,
+                scheduler=scheduler,
+                cluster=cluster,
+                workers=workers,
+            )
+    except OSError as e:
+        if not disk_full(e):
+            raise
+        from .console import Console
+
+        where = f" (writing {e.filename})" if e.filename else ""
+        Console(quiet=quiet).warn(
+            f"grading stopped: the disk that holds {out} is full{where}; the gradebook keeps every "
+            "row written before. Free some space, then run the same command again: it grades only "
+            "what is missing."
         )
+        return 1
     finally:
         if early is not None:
             early.close()  # a no-op if a grader closed it already
@@ -190,12 +209,16 @@ def _grade(
     jobs = max(1, jobs or os.cpu_count() or 1)
     _make_out(out)
     _remove_half_written(out)
-    seed = batch_seed(out, seed)
+    seed = batch_seed(out, seed, a.id)
     if skipped:  # a warning, not progress: shown even when quiet
         console.warn(f"skipped (not .ipynb or .zip): {', '.join(skipped[:10])}")
     if not subs:
         console.warn(f"no submissions in {submissions}: it holds no *.ipynb or *.zip entry")
 
+    # The folder is one assignment's class: rows of earlier runs that this one does not grade
+    # again (a late submission added, one student regraded) stay in the gradebook and report.
+    keys = {s.key for s in subs}
+    earlier = sorted((r for r in read_records(out).values() if r.key not in keys), key=lambda r: r.submission)
     records: dict[str, Record] = {}
     todo: list[Submission] = []
     for s in subs:
@@ -217,8 +240,12 @@ def _grade(
             "(--regrade grades them again)"
         )
 
+    def rows() -> list[Record]:
+        # This run's in the order collected, then the earlier ones (sorted by name).
+        return [*(records[s.key] for s in subs if s.key in records), *earlier]
+
     def flush() -> None:
-        write_gradebook(out / "gradebook.csv", [records[s.key] for s in subs if s.key in records], questions)
+        write_gradebook(out / "gradebook.csv", rows(), questions)
 
     sandboxed = any(not s.problem for s in todo)
     # Started before the grader loads the probes, so that the zygote's imports run beside its own.
@@ -250,35 +277,30 @@ def _grade(
                         "(once per batch seed; about a minute on 2 cores) ..."
                     )
                 grader.reference()
-            progress = console.progress(len(todo))
+            progress = stack.enter_context(contextlib.closing(console.progress(len(todo))))
             if scheduler or cluster:
                 from .backends.dask_cluster import cluster_records
 
                 graded = cluster_records(grader, todo, scheduler=scheduler, workers=workers, console=console)
             else:
                 graded = local_records(grader, todo, jobs)
+            by_key = {s.key: s for s in todo}
             with contextlib.closing(graded):
                 for record in graded:
-                    atomic_write(
-                        out / "results" / f"{record.key}.json",
-                        json.dumps(record.to_results(), indent=1, sort_keys=True) + "\n",
-                    )
-                    write_feedback(out, record, a)
+                    record = _recorded(out, record, a, grader, by_key[record.key])
                     records[record.key] = record
                     flush()
                     progress.update(record)
-            progress.close()
     except GradingFailed as e:
         console.warn(f"grading failed: {e}")
         return 1
     flush()
     for r in records.values():
         if not (out / "feedback" / f"{r.key}.html").exists():
-            write_feedback(out, r, a)
-    write_report(out, [records[s.key] for s in subs], a, questions)
+            _guarded(write_feedback, out, r, a)
+    write_report(out, rows(), a, questions)
     if summary and not console.quiet:
-        rows = [records[s.key] for s in subs]
-        print(summary_text(rows, questions, out, graded=len(todo), kept=kept), flush=True)
+        print(summary_text(rows(), questions, out, graded=len(todo), kept=kept + len(earlier)), flush=True)
     return 0
 
 
@@ -298,11 +320,60 @@ def import_plotting_library() -> None:
 def local_records(grader: Grader, todo: Sequence[Submission], jobs: int) -> Iterator[Record]:
     """Grade ``todo`` on this machine, ``jobs`` sandboxes at a time, yielding each record as
     it is done (the default; :func:`autograder.backends.dask_cluster.cluster_records` is the
-    same on a Dask cluster); ``grader`` was made with as many slots."""
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    same on a Dask cluster); ``grader`` was made with as many slots. Closed early (the batch
+    stopped: a full disk, Ctrl-C), it waits only for the sandboxes already running."""
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
         futures = [pool.submit(grader.grade, s) for s in todo]
         for fut in as_completed(futures):
             yield fut.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _recorded(out: Path, record: Record, a: Assignment, grader: Grader, sub: Submission) -> Record:
+    """``record``, written: ``results/<key>.json`` (what a resumed batch reads) and its feedback
+    page. When writing them fails for any reason but a full disk, the row becomes an ``error``
+    (written as far as it can be): one row's failure is never the batch's."""
+    try:
+        _write_record(out, record, a)
+        return record
+    except BaseException as e:
+        if stops_the_batch(e) or disk_full(e):
+            raise
+        why = type(e).__name__
+    from .judge import make_record
+
+    failed = make_record(
+        grader.scoring,
+        sub,
+        "error",
+        f"The grader failed while writing this submission's results ({why}); it is not the "
+        "student's fault. Regrade it with --regrade.",
+        {},
+        [],
+    )
+    _guarded(_write_record, out, failed, a)
+    return failed
+
+
+def _write_record(out: Path, record: Record, a: Assignment) -> None:
+    from .report import write_feedback
+
+    atomic_write(
+        out / "results" / f"{record.key}.json",
+        json.dumps(record.to_results(), indent=1, sort_keys=True) + "\n",
+    )
+    write_feedback(out, record, a)
+
+
+def _guarded(write: Callable[..., None], *args: Any) -> None:
+    """``write(*args)``, whose failure (but a full disk's, or Ctrl-C) costs only what it writes."""
+    try:
+        write(*args)
+    except BaseException as e:
+        if stops_the_batch(e) or disk_full(e):
+            raise
 
 
 def _check_out(out: Path) -> None:

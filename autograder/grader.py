@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import ROOT, Assignment, Course
+from .errors import stops_the_batch
 from .judge import Scoring, judge, make_record
 from .master_format import stub_source
 from .notebooks import code_cells, read_notebook
@@ -29,7 +30,7 @@ from .probing import (
     probe_seed,
     run_probe,
 )
-from .records import Record
+from .records import Record, disk_full
 from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
 from .sandbox import landlock
 from .sandbox.limits import MAX_SANDBOXES, SandboxLimits, sandbox_user
@@ -387,12 +388,34 @@ class Grader:
             seed=self.seed,
             memory_mb=self.limits.memory_mb,
             notes=tuple(self.notes),
+            hidden_source=self.probes_source,
         )
 
     # -- one submission -----------------------------------------------------------------------
 
     def grade(self, sub: Submission) -> Record:
-        """collect → execute → judge → record, for one submission; never raises."""
+        """collect → execute → judge → record, for one submission. Never raises: a failure of
+        any kind (``SystemExit`` and ``KeyboardInterrupt`` included) is this row's ``error``;
+        only a full disk (:func:`autograder.records.disk_full`, the batch's to report) and the
+        instructor's own Ctrl-C (:func:`autograder.errors.stops_the_batch`) go through."""
+        try:
+            return self._grade(sub)
+        except BaseException as e:
+            if stops_the_batch(e) or disk_full(e):
+                raise
+            return make_record(
+                self.scoring,
+                sub,
+                "error",
+                f"The grader failed on this submission ({type(e).__name__}); "
+                "it is not the student's fault. Regrade it with --regrade.",
+                {},
+                [],
+            )
+
+    def _grade(self, sub: Submission) -> Record:
+        if sub.grader_fault:
+            return make_record(self.scoring, sub, "error", sub.problem or "The grader failed.", {}, [])
         if sub.problem:
             return make_record(
                 self.scoring,
@@ -409,6 +432,8 @@ class Grader:
             outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
             outcome.results.update(self.source_results(sub.cells, chosen))
         except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
+            if disk_full(e):
+                raise
             return make_record(
                 self.scoring,
                 sub,

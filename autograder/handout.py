@@ -5,7 +5,10 @@ The notebook needs nothing beside it: its public tests travel in its metadata (o
 of ``requirements/student.txt`` where they are missing (Google Colab, a fresh environment) and
 changes nothing where they are present. On Colab, where the kernel cannot read the notebook
 file, it writes the public tests to ``tests/`` for ``grader.check``. The grader skips that cell
-(:data:`autograder.notebooks.SETUP_CELL_MARKER`).
+(:data:`autograder.notebooks.SETUP_CELL_MARKER`). Its last cell, :data:`EXPORT_CELL`, writes
+the zip a student may submit instead of the ``.ipynb``: otter's export without its PDF, which
+needs LaTeX (otter 7's default ``grader.export()`` stops half way without it, leaving a zip the
+grader can only call incomplete). The grader runs neither: otter calls are not the student's code.
 
 :func:`write_handout` writes ``build/<id>/<id>-student.zip``: the release folder
 ``assignments/<id>/`` (the notebook and any public data file it reads) under ``<id>/``, with
@@ -92,6 +95,15 @@ _setup()
 del _setup"""
 
 
+#: The last cell of a student notebook (:func:`add_export_cell`).
+EXPORT_CELL = """\
+# Submitting: the .ipynb file itself, or the zip this cell writes beside it. Save the notebook
+# first (File > Save): the zip holds the saved file. pdf=False makes no PDF, so this needs no
+# LaTeX. On Google Colab this cell cannot see your work: download the notebook instead
+# (File > Download > Download .ipynb) and submit that.
+grader.export(pdf=False)"""
+
+
 def notebook_pins(path: Path = STUDENT_REQUIREMENTS) -> list[str]:
     """The requirements the notebooks import: the first block of pins of ``student.txt``
     (up to its first blank line after a pin), as written there."""
@@ -117,6 +129,11 @@ def setup_cell(notebook: str) -> nbformat.NotebookNode:
 def add_setup_cell(nb: nbformat.NotebookNode, notebook: str) -> None:
     """Put :func:`setup_cell` first in ``nb`` (before otter's ``import otter`` cell)."""
     nb.cells.insert(0, setup_cell(notebook))
+
+
+def add_export_cell(nb: nbformat.NotebookNode) -> None:
+    """End ``nb`` with :data:`EXPORT_CELL`."""
+    nb.cells.append(nbformat.v4.new_code_cell(EXPORT_CELL))
 
 
 def handout_members(a: Assignment, release: Path) -> dict[str, bytes]:

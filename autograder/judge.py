@@ -3,11 +3,12 @@ no JAX; unit-tested with hand-made outcomes (tests/test_judge.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .probing import Probe, ProbeSet, is_out_of_memory, judge_probe, score_question, shorten
+from .probing import PlainArray, Probe, ProbeSet, is_out_of_memory, judge_probe, score_question, shorten
 from .records import Record, Status
 from .sandbox.run import RunOutcome
 from .submissions import Submission
@@ -28,6 +29,9 @@ class Scoring:
     """the sandbox's memory limit, named when a probe ran out of it"""
     notes: tuple[str, ...] = ()
     """notes on every row of the batch (e.g. the devices it was graded on)"""
+    hidden_source: str = ""
+    """the hidden tests' source (probes.py): no run of it reaches a student in a string that
+    came from the sandbox (see :func:`bound_outcome`)"""
 
     @property
     def possible(self) -> float:
@@ -40,7 +44,15 @@ def judge(
 ) -> Record:
     """The record of ``sub`` from how its sandbox run ended and the reference's outputs: the
     last step of grading, and a pure one (no sandbox, no file; ``outcome`` is not changed)."""
-    outcome = replace(outcome, results=dict(outcome.results))
+    # Read before bounding: a long error may lose the words that say memory ran out.
+    out_of_memory = [
+        pid
+        for pid, r in outcome.results.items()
+        if not r.get("ok") and is_out_of_memory(str(r.get("error", "")))
+    ]
+    outcome = bound_outcome(
+        outcome, reference, scoring.hidden_source, {p.id for p in scoring.probes.probes if p.source}
+    )
     ref = reference
     chosen = sub.graded_on(scoring.questions)
     notes = [f"the sandbox lacked: {', '.join(outcome.missing)}"] if outcome.missing else []
@@ -79,8 +91,8 @@ def judge(
 
     problems: dict[str, str | None] = {}
     not_run: set[str] = set()
-    for pid, result in outcome.results.items():
-        if not result["ok"] and is_out_of_memory(result["error"]) and outcome.ended == "ok":
+    for pid in out_of_memory:
+        if outcome.ended == "ok":
             outcome.ended, outcome.where, outcome.detail = "memory", pid, f"{scoring.memory_mb} MiB"
     for probe in scoring.probes.probes:
         if probe.question not in chosen:
@@ -195,4 +207,131 @@ def make_record(
         tests,
         [shorten(n, 300) for n in [*(notes or sub.notes), *scoring.notes]][:20],
         scoring.seed,
+    )
+
+
+# -------------------------------------------------------------------------------------------------
+# What a student reads of the sandbox's own words.
+
+#: The most characters of one string from the sandbox that reaches a student: an error a probe
+#: or a cell raised, tamper evidence, a string among a probe's outputs.
+MAX_SANDBOX_TEXT = 240
+#: The most characters of distinct error text from the sandbox in one record (probe errors,
+#: cell errors, evidence); past it each error keeps its head only (``raised TypeError``).
+SANDBOX_TEXT_BUDGET = 4000
+#: A run of this many characters (whitespace collapsed) that the hidden tests' source also holds
+#: is redacted from sandbox text: a probe's code and docstrings never come back verbatim.
+HIDDEN_RUN = 20
+REDACTED = "[…]"
+
+
+@functools.lru_cache(maxsize=16)
+def _hidden_runs(source: str) -> frozenset[str]:
+    text = " ".join(source.split())
+    return frozenset(text[i : i + HIDDEN_RUN] for i in range(len(text) - HIDDEN_RUN + 1))
+
+
+def redact(text: str, hidden_source: str) -> str:
+    """``text`` with its whitespace collapsed and every run of :data:`HIDDEN_RUN` or more
+    characters that also occurs in ``hidden_source`` replaced by :data:`REDACTED`."""
+    text = " ".join(str(text).split())
+    if not hidden_source or len(text) < HIDDEN_RUN:
+        return text
+    runs = _hidden_runs(hidden_source)
+    covered = [False] * len(text)
+    for i in range(len(text) - HIDDEN_RUN + 1):
+        if text[i : i + HIDDEN_RUN] in runs:
+            covered[i : i + HIDDEN_RUN] = [True] * HIDDEN_RUN
+    if not any(covered):
+        return text
+    parts: list[str] = []
+    for i, ch in enumerate(text):
+        if not covered[i]:
+            parts.append(ch)
+        elif i == 0 or not covered[i - 1]:
+            parts.append(REDACTED)
+    return "".join(parts)
+
+
+class _SandboxText:
+    """Bounds the strings of one sandbox run before anything is made of them: each short
+    (:data:`MAX_SANDBOX_TEXT`) and redacted (:func:`redact`), and error text within
+    :data:`SANDBOX_TEXT_BUDGET` for the whole record."""
+
+    def __init__(self, hidden_source: str):
+        self.hidden_source = hidden_source
+        self.used = 0
+        self.seen: set[str] = set()
+
+    def one(self, text: Any, limit: int = MAX_SANDBOX_TEXT) -> str:
+        # Only the head can be shown: redacting a megabyte to keep 240 characters is waste.
+        return shorten(redact(str(text)[: 8 * limit], self.hidden_source), limit)
+
+    def error(self, text: Any, limit: int = MAX_SANDBOX_TEXT) -> str:
+        bounded = self.one(text, limit)
+        if bounded in self.seen:
+            return bounded
+        if self.used + len(bounded) > SANDBOX_TEXT_BUDGET:
+            bounded = shorten(bounded.split(":", 1)[0], 60) + " (details left out)"
+        self.seen.add(bounded)
+        self.used += len(bounded)
+        return bounded
+
+
+def _strings(outputs: Mapping[str, Any]) -> set[str]:
+    found: set[str] = set()
+    for v in outputs.values():
+        for item in v if isinstance(v, list) else [v]:
+            if isinstance(item, str):
+                found.add(item)
+    return found
+
+
+def _bound_outputs(
+    outputs: Mapping[str, Any], reference: Mapping[str, Any], text: _SandboxText
+) -> dict[str, Any]:
+    """A probe's decoded outputs with every string that is not one of the reference's own
+    outputs bounded: a judge may quote what came back, and a string equal to the reference's
+    is the grader's text, left as it is so that it still compares equal."""
+    known = _strings(reference.get("outputs") or {}) if reference.get("ok") else set()
+
+    def bound(v: Any) -> Any:
+        if isinstance(v, str) and v not in known:
+            return text.one(v)
+        if isinstance(v, list):
+            return [bound(item) for item in v]
+        return v
+
+    return {path: v if isinstance(v, PlainArray) else bound(v) for path, v in outputs.items()}
+
+
+def bound_outcome(
+    outcome: RunOutcome,
+    reference: Mapping[str, Any],
+    hidden_source: str,
+    graders_own: Collection[str] = (),
+) -> RunOutcome:
+    """A copy of ``outcome`` in which every string that came from the sandbox is bounded (see
+    :class:`_SandboxText`): the one place where what the submission's process said becomes
+    what its student reads (probe errors, cell errors, tamper evidence, missing protections,
+    strings among a probe's outputs). A forged channel can say anything; it cannot make the
+    feedback page carry the hidden tests. ``graders_own``: ids of the results the grader made
+    itself (source probes, run on the cells' text), left whole: their judges read all of it."""
+    text = _SandboxText(hidden_source)
+    results: dict[str, dict[str, Any]] = {}
+    for pid, result in outcome.results.items():
+        if pid in graders_own:
+            results[pid] = result
+        elif not result.get("ok"):
+            results[pid] = {"ok": False, "error": text.error(result.get("error", "failed"))}
+        else:
+            outputs = _bound_outputs(result.get("outputs") or {}, reference.get(pid) or {}, text)
+            results[pid] = {**result, "outputs": outputs}
+    return replace(
+        outcome,
+        results=results,
+        detail=text.one(outcome.detail),
+        cell_errors=[(i, text.error(e)) for i, e in outcome.cell_errors],
+        tampered=[text.error(e, 160) for e in outcome.tampered],
+        missing=[text.one(m, 120) for m in outcome.missing],
     )

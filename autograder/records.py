@@ -7,7 +7,9 @@ moment resumes to exactly one row per submission. Nothing here runs student code
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
 import io
 import json
 import os
@@ -94,18 +96,31 @@ _UMASK = _process_umask()
 
 
 def atomic_write(path: Path, text: str, *, private: bool = False) -> None:
-    """Write ``text`` so that readers see the old file or the new one, never half of one.
+    """Write ``text`` so that readers see the old file or the new one, never half of one: when
+    writing fails (a full disk: :func:`disk_full`), the old file is left as it was and the
+    temporary one removed.
 
     The file gets the mode an ordinary new file would (0666 less the umask: TAs and a web
     server in the group can read the gradebook and the pages), or 0600 when ``private``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
-    os.fchmod(fd, 0o600 if private else 0o666 & ~_UMASK)  # mkstemp makes it 0600
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        os.fchmod(fd, 0o600 if private else 0o666 & ~_UMASK)  # mkstemp makes it 0600
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def disk_full(e: BaseException) -> bool:
+    """Whether ``e`` says the disk (or the user's quota) is full: the batch stops there with one
+    line, keeping what it wrote, and the same command resumes it once there is space."""
+    return isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 def format_points(x: float) -> str:
@@ -164,14 +179,32 @@ def read_record(out: Path, sub: Submission, questions: list[str], seed: int) -> 
     return record if same else None
 
 
-def batch_seed(out: Path, seed: int | None) -> int:
+def batch_seed(out: Path, seed: int | None, assignment: str | None = None) -> int:
     """The seed of the batch in ``out``: ``seed`` if given, else the one ``out/batch.json``
-    recorded, else a fresh random one; recorded there either way."""
+    recorded, else a fresh random one; recorded there either way, with ``assignment``. A folder
+    is one assignment's class: :class:`~autograder.errors.UsageError` if ``out`` already holds
+    another assignment's batch."""
+    from .errors import UsageError
+
     path = out / "batch.json"
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = {}
+    if not isinstance(recorded, dict):
+        recorded = {}
+    held = recorded.get("assignment")
+    if assignment is not None and isinstance(held, str) and held != assignment:
+        raise UsageError(
+            f"{out} holds the grades of {held}; grade {assignment} into a folder of its own (another --out)"
+        )
     if seed is None:
         try:
-            seed = int(json.loads(path.read_text(encoding="utf-8"))["seed"])
-        except (OSError, ValueError, KeyError, TypeError):
+            seed = int(recorded["seed"])
+        except (ValueError, KeyError, TypeError):
             seed = secrets.randbits(63)
-    atomic_write(path, json.dumps({"seed": seed}) + "\n")
+    entry: dict[str, Any] = {"seed": seed}
+    if assignment is not None or isinstance(held, str):
+        entry["assignment"] = assignment or held
+    atomic_write(path, json.dumps(entry) + "\n")
     return seed

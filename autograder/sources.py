@@ -79,6 +79,11 @@ NAMESPACE_MODULES = frozenset(
 )
 #: Modules that load or patch code by other routes than an import statement.
 MODULE_LOADERS = frozenset({"ctypes", "importlib", "runpy", "imp", "zipimport", "pkgutil"})
+#: Modules one of whose functions hands out namespaces or frames: reading their attributes by a
+#: computed name could reach one (a library's, `getattr(jax, name)`, reads a function).
+INTROSPECTION_ROOTS = frozenset(
+    {"gc", "sys", "inspect", "importlib", "builtins", "__main__", "ctypes", "types"}
+)
 #: Attributes whose assignment replaces what a function runs.
 CODE_ATTRIBUTES = frozenset(
     {"__code__", "__closure__", "cell_contents", "__wrapped__", "__defaults__", "__kwdefaults__",
@@ -459,11 +464,10 @@ class _Notebook:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id in ("exec", "eval"):
                 return "*", f"`{node.func.id}(...)`"
-            if (
-                node.func.id == "getattr"
-                and len(node.args) >= 2
-                and self._module_of(node.args[0]) is not None
-            ):
+            module = (
+                self._module_of(node.args[0]) if node.func.id == "getattr" and len(node.args) >= 2 else None
+            )
+            if module is not None and module.split(".")[0] in INTROSPECTION_ROOTS:
                 if not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
                     return "*", f"`{ast.unparse(node)[:50]}`, a module's attribute found by a computed name,"
             if node.func.id in ("setattr", "delattr") and node.args:

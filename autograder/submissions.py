@@ -3,27 +3,58 @@
 Everything here treats its input as hostile: nothing is extracted to disk, symbolic links are
 never followed, sizes, member counts and compression ratios are capped before reading, a zip
 member whose path is absolute or climbs out with ``..`` is never read, and nothing is unpickled
-(an otter export's ``.OTTER_LOG`` is ignored).
+(an otter export's ``.OTTER_LOG`` is ignored). What is parsed is bounded before it is parsed:
+the notebook's JSON (:func:`autograder.notebooks.parse_notebook`, outputs dropped unread) and
+its code (:func:`code_problem`), so that every later reader of the code (the static gates, the
+sandbox's compiler) is bounded too. Reading one entry never stops the batch: a failure nobody
+foresaw, of any kind, is that entry's ``error`` row (:meth:`_Reader.guarded`).
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import os
 import re
 import stat
+import struct
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .config import Assignment, Course, Uploads
-from .errors import NotebookError, UsageError
-from .notebooks import code_cells, defined_names, parse_notebook
+from .errors import NotebookError, UsageError, stops_the_batch
+from .notebooks import code_cells, defined_names, executable_source, parse_notebook
+from .probing.helpers import parse_python
 
 BATCH_MAX_MEMBERS = 10_000
+
+#: Bounds on a submission's code, far above honest work: the course's notebooks hold at most
+#: 2.4 KiB in one code cell, 37 KiB and ~10,000 words and symbols in all (a solved notebook),
+#: nested at most 15 deep. They bound what every reader of the code costs the grader: parsing
+#: Python takes up to ~13 µs a word here, and an 18 MiB cell once took the grader to 11 GB and
+#: two minutes; at these bounds one parse takes at most ~1 s. The depth keeps recursive readers
+#: of the syntax tree within Python's own limits.
+MAX_CELL_CODE_KIB = 128
+MAX_CODE_KIB = 512
+MAX_CODE_TOKENS = 50_000
+MAX_CODE_DEPTH = 200
+#: A word (name, number, keyword) or a symbol: what the parser's work grows with. Counted in
+#: strings and comments too, which only makes the count higher.
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+#: What a student does about a zip the grader cannot read whole.
+EXPORT_AGAIN = "export it again with grader.export(pdf=False), or submit the .ipynb itself"
+#: A notebook without a cell: on Google Colab, where the kernel cannot read the notebook, the
+#: setup cell (:mod:`autograder.handout`) writes such a placeholder for otter, and an export
+#: made there zips it.
+EMPTY_NOTEBOOK = (
+    "has no cells (an export made on Google Colab holds an empty placeholder, not your work: "
+    "download the notebook with File > Download > Download .ipynb and submit that)"
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +74,8 @@ class Submission:
     questions: tuple[str, ...] | None = None
     """the questions to grade, or ``None`` for all; the others are neither probed nor scored
     (``validate`` grades a known-wrong answer on the question it is wrong about)"""
+    grader_fault: bool = False
+    """``problem`` is the grader's own failure while reading it (status ``error``), not the file's"""
 
     def graded_on(self, questions: Iterable[str]) -> list[str]:
         """Those of ``questions`` this submission is graded on, in their order."""
@@ -88,14 +121,15 @@ def collect(path: Path, assignment: Assignment, course: Course) -> tuple[list[Su
         for entry in sorted(os.listdir(path)):
             name = display_name(entry)
             if entry.lower().endswith((".ipynb", ".zip")):
-                subs.append(reader.guarded(reader.from_entry, path / entry, name))
+                subs.append(reader.guarded(name, reader.from_entry, path / entry, name))
             else:
                 skipped.append(name)
         return _unique(subs), skipped
     if not stat.S_ISREG(st.st_mode):
         raise UsageError(f"{path}: not a notebook, a folder or a zip")
     if path.suffix.lower() == ".ipynb":
-        return [reader.guarded(reader.from_entry, path, display_name(path.name))], []
+        name = display_name(path.name)
+        return [reader.guarded(name, reader.from_entry, path, name)], []
     if path.suffix.lower() == ".zip":
         return reader.from_batch_zip(path, uploads)
     raise UsageError(f"{path}: not a notebook (.ipynb), a folder or a zip")
@@ -107,13 +141,24 @@ class _Reader:
         self.course = course
         self.uploads = course.grading.uploads
 
-    def guarded(self, read: Callable[[Any, str], Submission], source: Any, name: str) -> Submission:
-        """``read(source, name)``, or an ``invalid`` row when reading it fails in a way nobody
-        foresaw (a parser's recursion limit, a library's bug): one file never stops the batch."""
+    def guarded(self, name: str, read: Callable[..., Submission], *args: Any) -> Submission:
+        """``read(*args)``, the reading of the entry ``name``; or, when that fails in a way nobody
+        foresaw (a library's bug, a ``SystemExit`` or ``KeyboardInterrupt`` raised inside one),
+        an ``error`` row for it: one file never stops the batch. Only the instructor's own
+        Ctrl-C does (:func:`autograder.errors.stops_the_batch`)."""
         try:
-            return read(source, name)
-        except Exception as e:  # noqa: BLE001 - this one entry is unreadable; the batch goes on
-            return self.invalid(name, f"cannot be read as a notebook ({type(e).__name__})")
+            return read(*args)
+        except BaseException as e:
+            if stops_the_batch(e):
+                raise
+            return Submission(
+                name,
+                safe_key(name),
+                hashlib.sha256(b"").hexdigest(),
+                problem=f"The grader failed while reading this submission ({type(e).__name__}); "
+                "it is not the student's fault. Regrade it with --regrade.",
+                grader_fault=True,
+            )
 
     def invalid(self, name: str, problem: str, data: bytes = b"") -> Submission:
         return Submission(name, safe_key(name), hashlib.sha256(data).hexdigest(), problem=problem)
@@ -130,7 +175,13 @@ class _Reader:
         if not stat.S_ISREG(st.st_mode):
             return self.invalid(name, "is not a regular file")
         if st.st_size > self.uploads.max_file_mb * 2**20:
-            return self.invalid(name, f"is larger than {self.uploads.max_file_mb} MiB")
+            # Not read at all: stripping its outputs would mean parsing what the cap keeps out.
+            return self.invalid(
+                name,
+                f"is larger than {self.uploads.max_file_mb} MiB (grading.uploads.max_file_mb in "
+                "course.yml); outputs are the usual cause: clear them (Jupyter: Edit > Clear "
+                "Outputs of All Cells; Colab: Edit > Clear all outputs), save, and submit again",
+            )
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             with os.fdopen(fd, "rb") as f:
@@ -155,7 +206,7 @@ class _Reader:
         except UnicodeDecodeError:
             return self.invalid(name, "is not a notebook (the file is not UTF-8 text)", data)
         try:
-            nb = parse_notebook(text, name)
+            nb = parse_notebook(text, name, outputs=False)  # outputs are never graded
         except NotebookError as e:
             problem = str(e).split(": ", 1)[-1]
             if problem == "not valid notebook JSON":
@@ -165,10 +216,12 @@ class _Reader:
             if not text.lstrip().startswith(("{", "[")):
                 problem = "is not a notebook (not JSON; a .py or text file renamed?)"
             return self.invalid(name, problem, data)
-        problem = self.wrong_assignment(nb)
+        if not nb.cells:
+            return self.invalid(name, EMPTY_NOTEBOOK, data)
+        cells = tuple(code_cells(nb))
+        problem = code_problem(cells) or self.wrong_assignment(nb)
         if problem:
             return self.invalid(name, problem, data)
-        cells = tuple(code_cells(nb))
         return Submission(name, safe_key(name), digest, cells=cells, notes=notes)
 
     def wrong_assignment(self, nb: dict) -> str | None:
@@ -194,7 +247,7 @@ class _Reader:
         try:
             zf = zipfile.ZipFile(io.BytesIO(data))
         except (zipfile.BadZipFile, OSError, ValueError):
-            return "is not a valid zip file"
+            return _broken_zip(data)
         infos = zf.infolist()
         if len(infos) > max_members:
             return f"holds {len(infos)} files; at most {max_members} are accepted"
@@ -217,7 +270,7 @@ class _Reader:
             with zf.open(info) as f:
                 data = f.read(limit + 1)
         except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError):
-            return "has a member that cannot be unpacked (corrupt or encrypted)"
+            return "cannot be unpacked (the zip is damaged or encrypted)"
         if len(data) > limit:
             return f"expands to more than {self.uploads.max_unzipped_mb} MiB"
         return data
@@ -226,7 +279,8 @@ class _Reader:
         """One student's otter export (or any zip holding one notebook)."""
         zf = self._open_zip(data, self.uploads.max_zip_members)
         if isinstance(zf, str):
-            return self.invalid(name, zf, data)
+            broken = zf.startswith(("is an incomplete", "is a damaged"))
+            return self.invalid(name, f"{zf}; {EXPORT_AGAIN}" if broken else zf, data)
         notes = []
         notebooks = []
         for info in zf.infolist():
@@ -250,6 +304,8 @@ class _Reader:
             notebooks = wanted
         member = self._read_member(zf, notebooks[0])
         if isinstance(member, str):
+            if member.startswith("cannot"):
+                member = f"holds a notebook that {member}; {EXPORT_AGAIN}"
             return self.invalid(name, member, data)
         sub = self.from_notebook_bytes(name, member, tuple(notes))
         return Submission(**{**sub.__dict__, "fingerprint": hashlib.sha256(data).hexdigest()})
@@ -284,8 +340,64 @@ class _Reader:
             if isinstance(content, str):
                 subs.append(self.invalid(name, content))
                 continue
-            subs.append(self.guarded(self.from_bytes, name, content))
+            subs.append(self.guarded(name, self.from_bytes, name, content))
         return _unique(subs), skipped
+
+
+def code_problem(cells: Sequence[str]) -> str | None:
+    """Why the code cells ``cells`` are more than the grader reads (:data:`MAX_CELL_CODE_KIB`,
+    :data:`MAX_CODE_KIB`, :data:`MAX_CODE_TOKENS`, :data:`MAX_CODE_DEPTH`), or ``None``. Sizes
+    are checked before anything is parsed; a cell that does not parse is the sandbox's to
+    report, as Python's own error in that cell."""
+    total = tokens = 0
+    for i, source in enumerate(cells, 1):
+        size = len(source.encode("utf-8", "surrogatepass"))
+        if size > MAX_CELL_CODE_KIB * 1024:
+            return (
+                f"code cell {i} holds {size // 1024} KiB of code; the grader reads at most "
+                f"{MAX_CELL_CODE_KIB} KiB per code cell"
+            )
+        total += size
+        if total > MAX_CODE_KIB * 1024:
+            return (
+                f"its code cells hold more than {MAX_CODE_KIB} KiB of code in all, more than the grader reads"
+            )
+        tokens += len(_TOKEN.findall(source))
+        if tokens > MAX_CODE_TOKENS:
+            return f"its code is longer than the grader reads (more than {MAX_CODE_TOKENS} words and symbols)"
+    for i, source in enumerate(cells, 1):
+        deep = f"code cell {i} nests too deeply for the grader to read (more than {MAX_CODE_DEPTH} levels)"
+        try:
+            tree = parse_python(executable_source(source))
+        except (SyntaxError, ValueError):
+            continue
+        except (RecursionError, MemoryError):  # the parser's own depth limits
+            return deep
+        stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_CODE_DEPTH:
+                return deep
+            stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return None
+
+
+def _broken_zip(data: bytes) -> str:
+    """Why ``data`` cannot be opened as a zip: one that starts like a zip but has no whole end
+    record was cut short (otter's ``grader.export()`` leaves one when making its PDF fails, and
+    so does a download that stopped)."""
+    if len(data) < 30 or not data.startswith(b"PK\x03\x04"):
+        return "is not a valid zip file"
+    version, _, method, *_, name_length, _ = struct.unpack("<HHHHHIIIHH", data[4:30])
+    if version > 63 or method not in (0, 8, 9, 12, 14) or not 0 < name_length <= 4096:
+        return "is not a valid zip file"  # no plausible first entry: not a zip cut short
+    tail = data[-(22 + 0xFFFF) :]
+    end = tail.rfind(b"PK\x05\x06")
+    if end >= 0 and len(tail) - end >= 22:
+        return "is a damaged zip file (its table of contents cannot be read)"
+    return (
+        "is an incomplete zip (it ends before the zip's table of contents: an export that stopped half way?)"
+    )
 
 
 def _unsafe(member: str) -> bool:

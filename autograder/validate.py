@@ -211,7 +211,10 @@ def grading_checks(a: Assignment, records: dict[str, Record], mutants: dict[str,
     for name, q in mutants.items():
         r = records[name]
         full = ref.questions[q]
-        if not r.questions[q] < full:
+        if r.status == "error":
+            # The grader's fault, not the answer's: it proves nothing either way.
+            caught.append(f"{name} was not graded (error: {r.message[:100]})")
+        elif not r.questions[q] < full:
             caught.append(f"{name} kept {r.questions[q]:g}/{full:g} on {q}")
     checks.append(
         Check(
@@ -323,9 +326,15 @@ def main(
     quiet = (not sys.stderr.isatty()) if quiet is None else quiet
     checks: list[Check] = []
     for a in chosen:
-        checks += validate_assignment(
-            a, course, device=device, jobs=jobs, cpu_devices=cpu_devices, quiet=quiet
-        )
+        # A line per step and per check on stderr, on a terminal or not: a validation takes
+        # a minute or more per assignment, and a log must show where it is.
+        print(f"validate {a.id}: building, then grading the reference, the stub and the known-wrong answers",
+              file=sys.stderr, flush=True)  # fmt: skip
+        done = validate_assignment(a, course, device=device, jobs=jobs, cpu_devices=cpu_devices, quiet=quiet)
+        for c in done:
+            line = f"validate {a.id}: {'ok  ' if c.ok else 'FAIL'} {c.check}"
+            print(f"{line}: {c.detail[:160]}" if c.detail and not c.ok else line, file=sys.stderr, flush=True)
+        checks += done
     rows = [(c.assignment, c.check, "ok" if c.ok else "FAIL", c.detail) for c in checks]
     print(tabulate(rows, headers=["assignment", "check", "result", "detail"]))
     failed = [c for c in checks if not c.ok]

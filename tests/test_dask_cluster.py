@@ -373,14 +373,20 @@ def test_a_submission_that_kills_its_worker_every_time_is_one_crashed_row(
     subs.mkdir()
     shutil.copy(batch / "alice.ipynb", subs / "alice.ipynb")
     nb = nbformat.read(batch / "alice.ipynb", as_version=4)
-    nb.cells.append(
-        nbformat.v4.new_code_cell(
-            "import pathlib, time\npathlib.Path('kill-my-worker').touch()\ntime.sleep(50)"
-        )
-    )
+    nb.cells.append(nbformat.v4.new_code_cell("import time\ntime.sleep(55)"))
     nbformat.write(nb, subs / "mallory.ipynb")
     kills: list[str] = []
-    stop = kill_worker_when(cluster, lambda folder: next(folder.rglob("kill-my-worker"), None), kills)
+    # The sandbox's scratch folder is a tmpfs of its own, out of the host's sight: a sandbox
+    # alive for 20 s is mallory's (sleeping; alice's whole run is a few seconds).
+    first_seen: dict[Path, float] = {}
+
+    def mallory_running(folder: Path) -> Path | None:
+        for slot in folder.glob("*/.sandbox/slot-*"):
+            if time.monotonic() - first_seen.setdefault(slot, time.monotonic()) > 20:
+                return slot
+        return None
+
+    stop = kill_worker_when(cluster, mallory_running, kills)
     try:
         out = tmp_path / "out"
         proc = cli(*grade_args(subs, out, "--scheduler", cluster.address, "--quiet"))

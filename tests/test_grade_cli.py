@@ -291,7 +291,9 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
 
     def grade_dave(**kw: object) -> dict[str, str]:
         assert grade.main(assignment=A, submissions=only_dave, out=out, quiet=True, course=course, **kw) == 0
-        (row,) = rows(out)
+        # The batch's other rows stay in the gradebook: the folder is one class.
+        (row,) = [r for r in rows(out) if r["submission"] == "dave.ipynb"]
+        assert len(rows(out)) == len(records.read_records(out))
         return row
 
     row = grade_dave(only={"dave.ipynb": ["q5"]})
@@ -564,3 +566,205 @@ def test_submissions_import_the_standard_library_wherever_out_is(batch: Path) ->
         assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+# -------------------------------------------------------------------------------------------------
+# What stops a batch: a full disk (one line, the gradebook kept, the same command resumes) and
+# the instructor's own Ctrl-C. Anything else one submission does is that row's `error`. These
+# batches need no reference run: their rows are invalid, or their sandbox runs are stand-ins.
+
+
+def invalid_batch(folder: Path, n: int) -> Path:
+    """``n`` notebooks that are not JSON: each is an `invalid` row, graded without a sandbox."""
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"s{i:02d}.ipynb").write_text(f"{{ not json {i}")
+    return folder
+
+
+def test_a_full_disk_stops_the_batch_with_one_line_and_the_same_command_resumes(tmp_path: Path) -> None:
+    """OUT on a real file system that fills up (a 96 KiB tmpfs, in a mount namespace of its own):
+    one line, exit status 1, the gradebook as it was before the write that failed (every row
+    in it has its results), no temporary file left; then, with space, the same command grades
+    only what is missing."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("mounting a small file system needs root and unshare")
+    subs = invalid_batch(tmp_path / "subs", 40)
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    grade = f"'{sys.executable}' -m autograder grade {A} '{subs}' --out '{disk}/out' --seed {SEED}"
+    script = f"""
+mount -t tmpfs -o size=96k tmpfs '{disk}' || exit 97
+{grade} --quiet > '{tmp_path}/first.out' 2> '{tmp_path}/first.err'; echo $? > '{tmp_path}/first.rc'
+cp -a '{disk}/out' '{tmp_path}/after-first'
+mount -o remount,size=64m '{disk}'
+{grade} > '{tmp_path}/second.out' 2> '{tmp_path}/second.err'; echo $? > '{tmp_path}/second.rc'
+cp -a '{disk}/out' '{tmp_path}/after-second'
+"""
+    proc = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode == 97 or "unshare failed" in proc.stderr:
+        pytest.skip(f"this machine refuses a tmpfs in a mount namespace: {proc.stderr.strip()[-200:]}")
+    first = (tmp_path / "first.err").read_text()
+    assert (tmp_path / "first.rc").read_text().strip() == "1", first
+    (line,) = first.strip().splitlines()
+    assert line.startswith(f"grading stopped: the disk that holds {disk}/out is full"), line
+    assert "run the same command again" in line
+    kept = tmp_path / "after-first"
+    assert not list(kept.glob("**/.*.tmp"))
+    written = rows(kept)
+    assert 0 < len(written) < 40, len(written)
+    assert all((kept / "results" / f"{r['submission']}.json").is_file() for r in written)
+
+    second = (tmp_path / "second.err").read_text()
+    assert (tmp_path / "second.rc").read_text().strip() == "0", second
+    assert f"{len(list((kept / 'results').glob('*.json')))} kept from the previous run" in second
+    done = tmp_path / "after-second"
+    assert sorted(r["submission"] for r in rows(done)) == [f"s{i:02d}.ipynb" for i in range(40)]
+    assert {r["status"] for r in rows(done)} == {"invalid"}
+    assert (done / "report.html").is_file() and not list(done.glob("**/.*.tmp"))
+
+
+def test_a_full_disk_while_writing_the_gradebook_keeps_the_previous_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same on any machine: the disk fills up as the gradebook's fourth version is written."""
+    from autograder import grade, records
+
+    subs = invalid_batch(tmp_path / "subs", 6)
+    out = tmp_path / "out"
+    real_fsync, gradebooks = os.fsync, []
+
+    def fsync(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}").rpartition("/")[2].startswith(".gradebook.csv."):
+            gradebooks.append(fd)
+            if len(gradebooks) == 4:
+                raise OSError(28, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(records.os, "fsync", fsync)
+    assert grade.main(assignment=A, submissions=subs, out=out, seed=SEED, jobs=1, quiet=True) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"grading stopped: the disk that holds {out} is full"), line
+    assert len(rows(out)) == 3  # the third gradebook, whole
+    assert not list(out.glob("**/.*.tmp"))
+
+    monkeypatch.setattr(records.os, "fsync", real_fsync)
+    assert grade.main(assignment=A, submissions=subs, out=out, seed=SEED, jobs=1, quiet=True) == 0
+    assert len(rows(out)) == 6
+
+
+class Unforeseen(BaseException):
+    """Not an Exception: what a library's bug might raise."""
+
+
+def test_any_exception_while_grading_one_submission_is_that_rows_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SystemExit, KeyboardInterrupt (raised by code: no SIGINT came) or any BaseException in
+    one submission's grading or recording is that row's `error`; the batch goes on (exit 0)."""
+    from autograder import grade, grader, report
+    from autograder.sandbox.run import RunOutcome
+
+    raises = {"SYSTEM_EXIT": SystemExit(2), "INTERRUPT": KeyboardInterrupt(), "UNFORESEEN": Unforeseen()}
+
+    def run(self, cells, slot, probes, cache, *, writes=False):  # noqa: ANN001, ANN202
+        for marker, e in raises.items():
+            if any(marker in c for c in cells):
+                raise e
+        return RunOutcome()
+
+    real_feedback = report.write_feedback
+
+    def write_feedback(out, record, a):  # noqa: ANN001, ANN202
+        if record.submission == "erin.ipynb" and record.status != "error":
+            raise RuntimeError("a template's bug")
+        return real_feedback(out, record, a)
+
+    monkeypatch.setattr(grader.Grader, "_run", run)
+    monkeypatch.setattr(grader.Grader, "reference", lambda self: {})
+    monkeypatch.setattr(grader.Grader, "reference_stored", lambda self: True)
+    monkeypatch.setattr(grade, "start_zygote", lambda out: None)
+    monkeypatch.setattr(report, "write_feedback", write_feedback)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name, marker in (("alice", "SYSTEM_EXIT"), ("bob", "INTERRUPT"), ("carol", "UNFORESEEN")):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(f"# {marker}\ndef outer(x, y):\n    return x")]
+        nbformat.write(nb, subs / f"{name}.ipynb")
+    (subs / "dave.ipynb").write_text("{ not json")
+    (subs / "erin.ipynb").write_text("{ not json either")
+    out = tmp_path / "out"
+    assert grade.main(assignment=A, submissions=subs, out=out, seed=SEED, jobs=2, quiet=True) == 0
+    got = {r["submission"]: (r["status"], r["message"]) for r in rows(out)}
+    failed = (
+        "The grader failed on this submission ({}); it is not the student's fault. Regrade it with --regrade."
+    )
+    assert got == {
+        "alice.ipynb": ("error", failed.format("SystemExit")),
+        "bob.ipynb": ("error", failed.format("KeyboardInterrupt")),
+        "carol.ipynb": ("error", failed.format("Unforeseen")),
+        "dave.ipynb": (
+            "invalid",
+            "dave.ipynb is not valid notebook JSON (cut off while saving? save it again).",
+        ),
+        "erin.ipynb": (
+            "error",
+            "The grader failed while writing this submission's results (RuntimeError); it is not "
+            "the student's fault. Regrade it with --regrade.",
+        ),
+    }
+    assert (out / "feedback" / "erin.ipynb.html").is_file() and (out / "report.html").is_file()
+
+
+def test_the_instructors_ctrl_c_stops_the_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from autograder import grade, grader
+
+    def run(self, cells, slot, probes, cache, *, writes=False):  # noqa: ANN001, ANN202
+        os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends the grader's main thread
+        time.sleep(0.5)
+        raise RuntimeError("the sandbox was stopped")
+
+    monkeypatch.setattr(grader.Grader, "_run", run)
+    monkeypatch.setattr(grader.Grader, "reference", lambda self: {})
+    monkeypatch.setattr(grader.Grader, "reference_stored", lambda self: True)
+    monkeypatch.setattr(grade, "start_zygote", lambda out: None)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("def outer(x, y):\n    return x")]
+    for name in ("alice", "bob", "carol"):
+        nbformat.write(nb, subs / f"{name}.ipynb")
+    with pytest.raises(KeyboardInterrupt):
+        grade.main(assignment=A, submissions=subs, out=tmp_path / "out", seed=SEED, jobs=1, quiet=True)
+
+
+def test_an_out_folder_is_one_assignments_class(tmp_path: Path) -> None:
+    """A late submission graded into a batch's folder adds its row: the gradebook covers every
+    result in the folder (before, it was rewritten with the late row alone). Another
+    assignment into the same folder is a usage error, never a mixed gradebook."""
+    first, late, out = tmp_path / "first", tmp_path / "late", tmp_path / "out"
+    first.mkdir()
+    late.mkdir()
+    (first / "alice.ipynb").write_text("not a notebook")
+    (first / "bob.ipynb").write_text("{}")
+    (late / "carol.ipynb").write_text("[]")
+    assert cli("grade", "01-broadcasting", str(first), "--out", str(out), "--quiet").returncode == 0
+    assert cli("grade", "01-broadcasting", str(late), "--out", str(out), "--quiet").returncode == 0
+    with open(out / "gradebook.csv", newline="") as f:
+        names = sorted(row["submission"] for row in csv.DictReader(f))
+    assert names == ["alice.ipynb", "bob.ipynb", "carol.ipynb"]
+    assert (
+        "carol.ipynb" in (out / "report.html").read_text()
+        and "alice.ipynb" in (out / "report.html").read_text()
+    )
+    other = cli("grade", "02-prng", str(late), "--out", str(out), "--quiet")
+    assert other.returncode == 2
+    assert (
+        "holds the grades of 01-broadcasting" in other.stderr and len(other.stderr.strip().splitlines()) == 1
+    )

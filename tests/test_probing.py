@@ -269,17 +269,32 @@ def test_jaxpr_helpers_find_loops_and_big_intermediates() -> None:
     assert largest_intermediate(lambda x: jnp.sin(x) * 2, jnp.ones(n)) == n
 
 
+def _reference_benchmark(f, *args, repeats=10):  # noqa: ANN001, ANN202 - the notebook's answer
+    import time
+
+    jax.block_until_ready(f(*args))
+    start = time.perf_counter()
+    for _ in range(repeats):
+        jax.block_until_ready(f(*args))
+    return (time.perf_counter() - start) / repeats
+
+
+_Q9_REFERENCE: dict[str, dict] = {}
+
+
 def _q9_verdicts(benchmark) -> dict[str, str | None]:  # noqa: ANN001
-    """Each q9 probe of 04-jit run in this process on ``benchmark`` and judged: probe name to
-    the judge's sentence (``None``: passed)."""
+    """Each q9 probe of 04-jit run in this process on ``benchmark`` and judged against the
+    reference answer's run: probe name to the judge's sentence (``None``: passed)."""
     from autograder.config import load_course
     from autograder.execution import load_probes
 
     probes = load_probes(load_course().assignment("04-jit").probes_file)
     verdicts = {}
     for p in probes.for_question("q9"):
+        if p.name not in _Q9_REFERENCE:
+            _Q9_REFERENCE[p.name] = decode_run(run_probe(p, {"benchmark": _reference_benchmark}, 0))
         run = decode_run(run_probe(p, {"benchmark": benchmark}, 0))
-        verdicts[p.name] = judge_probe(p, run, {"ok": True, "outputs": {}})
+        verdicts[p.name] = judge_probe(p, run, _Q9_REFERENCE[p.name])
     return verdicts
 
 
@@ -359,3 +374,22 @@ def test_04_jit_benchmark_judges_hold_under_any_load() -> None:
 def test_04_jit_benchmark_judges_name_a_non_number() -> None:
     verdicts = _q9_verdicts(lambda f, *args, repeats=10: None)
     assert all("expected a float number of seconds" in v for v in verdicts.values()), verdicts
+
+
+def test_04_jit_benchmark_judges_fail_nan_and_constants_that_time_nothing() -> None:
+    """A benchmark that waits for every result but returns nan, or one constant, timed nothing:
+    no judge passes it (nan once scored 8/8), whatever the constant."""
+
+    def constant(value):  # noqa: ANN001, ANN202
+        def benchmark(f, *args, repeats=10):  # noqa: ANN001, ANN202
+            for _ in range(repeats + 1):
+                jax.block_until_ready(f(*args))
+            return value
+
+        return benchmark
+
+    for value in (float("nan"), 0.0, 0.03, 0.1):
+        verdicts = _q9_verdicts(constant(value))
+        assert all(v is not None for v in verdicts.values()), (value, verdicts)
+    nan = _q9_verdicts(constant(float("nan")))
+    assert all("positive number" in v for v in nan.values()), nan

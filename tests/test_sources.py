@@ -71,6 +71,10 @@ HONEST = {
         ANSWER,
         "def test_outer(outer, jax, jnp):\n    assert getattr(jax, 'jit') and jnp.allclose(outer(jnp.ones(2), jnp.ones(2)), 1)\ntest_outer(outer, jax, jnp)",
     ],
+    "library attributes read by a computed name": [
+        ANSWER,
+        "def check(jax):\n    return [getattr(jax, n) for n in ('jit', 'vmap')]\ncheck(jax)",
+    ],
     "import pandas": [ANSWER, "import pandas as pd\nimport math, itertools, functools"],
 }
 

@@ -1,10 +1,14 @@
-"""How `validate` builds a known-wrong answer's notebook: the graded cells, then the answer."""
+"""How `validate` builds a known-wrong answer's notebook (the graded cells, then the answer),
+and what it reports."""
 
 from __future__ import annotations
 
 import nbformat
+import pytest
 
-from autograder.validate import graded_cells, mutant_notebook
+from autograder.config import load_course
+from autograder.records import Record
+from autograder.validate import LEAN, graded_cells, grading_checks, mutant_notebook
 
 SETUP = "import jax.numpy as jnp\nSCALE = 2.0"
 DEMO = "x = jnp.arange(3.0)\nprint(x * SCALE)  # a teaching demo: binds x, which nothing reads"
@@ -44,3 +48,39 @@ def test_a_cell_that_does_not_parse_is_kept() -> None:
     broken = "def oops(:\n    pass"
     lean = graded_cells(notebook(SETUP, broken, DEMO, HELPER, SOLUTION), ["double"])
     assert code(lean) == [SETUP, broken, HELPER, SOLUTION]
+
+
+def _record(name: str, status: str, q1: float, message: str = "") -> Record:
+    return Record(name, name, "", status, message, {"q1": q1}, 10.0, [], [])  # type: ignore[arg-type]
+
+
+def test_a_known_wrong_answer_the_grader_failed_on_is_reported_as_not_graded() -> None:
+    """An `error` row is the grader's fault: "kept 0/0" would say the answer kept its points."""
+    a = load_course().assignment("01-broadcasting")
+    records = {
+        "reference.ipynb": _record("reference.ipynb", "graded", 10.0),
+        LEAN: _record(LEAN, "graded", 10.0),
+        "stub.ipynb": _record("stub.ipynb", "graded", 0.0),
+        "mutant-q1_x.ipynb": _record("mutant-q1_x.ipynb", "error", 0.0, "The grader failed (OSError)"),
+    }
+    checks = grading_checks(a, records, {"mutant-q1_x.ipynb": "q1"})
+    (mutants,) = [c for c in checks if "known-wrong answers lose points" in c.check]
+    assert not mutants.ok
+    assert "was not graded (error" in mutants.detail and "kept" not in mutants.detail
+
+
+def test_validate_reports_a_line_per_check_on_stderr_off_a_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from autograder import validate
+
+    fake = [
+        validate.Check("01-broadcasting", "release is fresh", True, ""),
+        validate.Check("01-broadcasting", "x", False, "why"),
+    ]
+    monkeypatch.setattr(validate, "validate_assignment", lambda *a, **k: fake)
+    assert validate.main(assignments=["01-broadcasting"], quiet=True) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("validate 01-broadcasting: building")
+    assert "validate 01-broadcasting: ok   release is fresh" in err
+    assert "validate 01-broadcasting: FAIL x: why" in err

@@ -38,6 +38,7 @@ from .compare import (
     describe_value,
     judge_probe,
     shorten,
+    structure_problem,
     unusable_outputs,
 )
 from .helpers import (
@@ -103,5 +104,6 @@ __all__ = [
     "shorten",
     "source_of",
     "split_points",
+    "structure_problem",
     "unusable_outputs",
 ]

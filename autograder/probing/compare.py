@@ -46,11 +46,78 @@ def judge_probe(probe: Probe, student: dict[str, Any], reference: dict[str, Any]
     try:
         if probe.judge is not None:
             problem = probe.judge(out, ref)
+            if problem is None and not probe.gate:
+                # A judge's verdict pays only for the cases the grader asked: whatever a custom
+                # judge reads, the result must have the reference's structure (see below).
+                problem = structure_problem(out, ref)
         else:
             problem = compare_outputs(out, ref, rtol=probe.rtol, atol=probe.atol)
     except Exception:  # noqa: BLE001 - malformed student data must not crash the judge
         problem = unusable_outputs(out, ref)
     return None if problem is None else shorten(f"{where}: {problem}")
+
+
+def structure_problem(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """What the grader checks of every scoring probe's result, whatever its judge reads: the
+    reference's outputs (paths), each of the same kind; arrays of the same shape, dtype and key
+    flag; lists of the same length, entry by entry of the same kind; and finite wherever the
+    reference's are (a float array, a float or a float in a list). ``None`` when it holds, else
+    one sentence. Judges compare values or properties on top of this: an empty, partial,
+    miscounted or ``nan`` result never reaches them with a passing verdict."""
+    if set(out) != set(ref):
+        missing, extra = sorted(set(ref) - set(out)), sorted(set(out) - set(ref))
+        if missing:
+            return f"returned a result without the part `{missing[0]}`" + (
+                f" ({len(missing)} parts missing)" if len(missing) > 1 else ""
+            )
+        return f"returned a result with the part `{extra[0]}`, which the test does not expect"
+    for path, want in ref.items():
+        problem = _leaf_problem(out[path], want)
+        if problem:
+            label = f"output `{path}`" if len(ref) > 1 or path else "the result"
+            return f"{label} {problem}"
+    return None
+
+
+def _leaf_problem(got: Any, want: Any) -> str | None:
+    if _isinstance(want, PlainArray):
+        if not _isinstance(got, PlainArray) or got.key != want.key:
+            return f"is {describe_value(got)}, expected {describe_value(want)}"
+        g, w = got.value, want.value
+        if g.shape != w.shape:
+            return f"has shape {tuple(g.shape)}, expected {tuple(w.shape)}"
+        if g.dtype != w.dtype:
+            return f"has dtype {g.dtype}, expected {w.dtype}"
+        if w.dtype.kind in "fc" and g.dtype.kind in "fc":
+            bad = ~np.isfinite(g) & np.isfinite(w)
+            if bad.any():
+                return f"holds {int(bad.sum())} nan or inf entries where the reference's are finite"
+        return None
+    if _isinstance(want, list):
+        if not _isinstance(got, list):
+            return f"is {describe_value(got)}, expected a sequence of {len(want)} values"
+        if len(got) != len(want):
+            return f"holds {len(got)} values, expected {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            problem = _scalar_problem(g, w)
+            if problem:
+                return f"entry {i} {problem}"
+        return None
+    return _scalar_problem(got, want)
+
+
+def _scalar_problem(got: Any, want: Any) -> str | None:
+    """A JSON scalar against the reference's: the same kind (an int may stand for a float),
+    finite where the reference's float is."""
+    if _isinstance(want, float):
+        if _isinstance(got, bool) or not _isinstance(got, (int, float)):
+            return f"is {describe_value(got)}, expected a number"
+        if math.isfinite(want) and not math.isfinite(got):
+            return "is nan or inf, expected a finite number"
+        return None
+    if _type(got) is not _type(want):
+        return f"is {describe_value(got)}, expected {describe_value(want)}"
+    return None
 
 
 def unusable_outputs(out: dict[str, Any], ref: dict[str, Any]) -> str:
@@ -124,7 +191,8 @@ def describe_value(v: Any) -> str:
         return "None (is the function still the stub `...`?)"
     if _isinstance(v, list):
         return "a sequence"
-    return f"a {_type(v).__name__}"
+    name = _type(v).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def compare_value(got: Any, want: Any, *, rtol: float | None = None, atol: float | None = None) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,22 @@ class ProbeError(Exception):
 
 
 _SCALARS = (bool, int, float, str, type(None))
+
+#: Bounds on one result as the grader decodes it, far above what the course's probes return (a
+#: few outputs, at most ~200 plain values and ~3,400 characters in one result): a sandbox may
+#: send up to 128 MiB of results (``autograder.sandbox.run``), and 108 MiB of them as small JSON
+#: lists once became 2.8 GB of Python objects in the grader. A leaf the encoder never makes (a
+#: nested list, an object) is refused as it is met, whatever its size.
+MAX_OUTPUTS = 4096
+MAX_PLAIN_VALUES = 100_000
+MAX_TEXT_CHARS = 2**20
+
+
+class OutputsTooLarge(ValueError):
+    """A result past :data:`MAX_OUTPUTS`, :data:`MAX_PLAIN_VALUES` or :data:`MAX_TEXT_CHARS`.
+    Unlike a malformed result, an honest but wrong function can cause one (a list of a million
+    floats where an array was asked for): it is a ``ValueError`` like the others, and its own
+    type lets a caller tell the two apart."""
 
 
 def _is_jax_array(x: Any) -> bool:
@@ -101,23 +118,65 @@ def encode_outputs(outputs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, b
 
 
 def decode_outputs(meta: dict[str, Any], blobs: dict[str, bytes]) -> dict[str, Any]:
-    """The grader's side of :func:`encode_outputs`: never unpickles, checks every field."""
+    """The grader's side of :func:`encode_outputs`: never unpickles, checks every field, and
+    keeps what one result may hold within :data:`MAX_OUTPUTS`, :data:`MAX_PLAIN_VALUES` and
+    :data:`MAX_TEXT_CHARS`; ``ValueError`` otherwise."""
     out: dict[str, Any] = {}
     if not _isinstance(meta, dict):
         raise ValueError("outputs are not a JSON object")
+    if len(meta) > MAX_OUTPUTS:
+        raise OutputsTooLarge(f"a result has more than {MAX_OUTPUTS} outputs")
+    values = chars = 0
     for path, desc in meta.items():
         if not _isinstance(desc, dict):
             raise ValueError(f"output {path!r} is malformed")
         if desc.get("array"):
             if path not in blobs:
                 raise ValueError(f"output {path!r} has no data")
-            arr = np.load(io.BytesIO(blobs[path]), allow_pickle=False)
-            if arr.dtype.kind not in "biufc":
-                raise ValueError(f"output {path!r} has dtype {arr.dtype}")
-            out[path] = PlainArray(arr, bool(desc.get("key")))
-        else:
-            out[path] = desc.get("json")
+            out[path] = PlainArray(_load_array(path, blobs[path]), bool(desc.get("key")))
+            continue
+        leaf = desc.get("json")
+        for v in leaf if _type(leaf) is list else (leaf,):
+            if _type(v) not in _SCALARS:
+                raise ValueError(f"output {path!r} is not a plain value or a list of plain values")
+            values += 1
+            if _type(v) is str:
+                chars += len(v)
+            if values > MAX_PLAIN_VALUES:
+                raise OutputsTooLarge(f"a result holds more than {MAX_PLAIN_VALUES} plain values")
+            if chars > MAX_TEXT_CHARS:
+                raise OutputsTooLarge(f"a result holds more than {MAX_TEXT_CHARS} characters of text")
+        out[path] = leaf
     return out
+
+
+def _load_array(path: str, blob: Any) -> np.ndarray:
+    """The number array of ``.npy`` bytes, its header checked against its data before NumPy
+    allocates what the header claims."""
+    if _type(blob) is not bytes:
+        raise ValueError(f"output {path!r} has no data")
+    fp = io.BytesIO(blob)
+    try:
+        version = np.lib.format.read_magic(fp)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(fp)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(fp)
+        else:
+            raise ValueError(f"version {version}")
+    except (ValueError, TypeError, SyntaxError, OverflowError) as e:
+        raise ValueError(f"output {path!r} is not an .npy array ({e})") from None
+    if dtype.kind not in "biufc":
+        raise ValueError(f"output {path!r} has dtype {dtype}")
+    if any(n < 0 for n in shape):
+        raise ValueError(f"output {path!r} has a negative dimension")
+    claimed, data = math.prod(shape) * dtype.itemsize, len(blob) - fp.tell()
+    if claimed != data:
+        raise ValueError(f"output {path!r}: its data is {data} bytes, not the {claimed} its header says")
+    arr = np.load(io.BytesIO(blob), allow_pickle=False)
+    if arr.dtype.kind not in "biufc":
+        raise ValueError(f"output {path!r} has dtype {arr.dtype}")
+    return arr
 
 
 @dataclass(frozen=True)

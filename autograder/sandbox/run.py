@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..probing import decode_outputs, is_out_of_memory, shorten
+from ..probing.plain import OutputsTooLarge
 from .limits import Meter, SandboxLimits
 from .zygote import Zygote
 
@@ -364,7 +365,14 @@ class _Conversation:
                             "tampered", f"results of {probe_id} exceed {MAX_PROBE_BYTES // 2**20} MiB"
                         )
                     blobs[str(n)] = self.frame(per_probe_left)
-                outcome.results[probe_id] = {"ok": True, "outputs": decode_outputs(msg["meta"], blobs)}
+                try:
+                    outputs = decode_outputs(msg["meta"], blobs)
+                except OutputsTooLarge as e:
+                    # An honest but wrong function can return this much (a million floats in a
+                    # list): the test fails, nobody is accused.
+                    outcome.results[probe_id] = {"ok": False, "error": f"returned too much data: {e}"}
+                else:
+                    outcome.results[probe_id] = {"ok": True, "outputs": outputs}
             else:
                 outcome.results[probe_id] = {"ok": False, "error": shorten(str(msg.get("error")), 300)}
             if outcome.tampered:

@@ -17,6 +17,7 @@ from autograder.probing import (
     ProbeSet,
     array,
     compare_outputs,
+    compare_value,
     forbidden_names,
     names_used,
     python_loops,
@@ -158,13 +159,18 @@ def _outcome(sub, shapes) -> str:
 
 
 def _judge_cases(out, ref, expected) -> str | None:
-    """Compare the student's outcome of each case (``ref`` holds the cases) with
-    ``expected(shapes)``; the message says how many are wrong and what went wrong in the first,
-    but not its shapes: those are hidden inputs."""
+    """Compare the student's outcome of each case (``ref`` holds the cases the grader asked, in
+    their order) with ``expected(shapes)``: one outcome per case, each right. The message says
+    how many are wrong and what went wrong in the first, but not its shapes: those are hidden
+    inputs."""
     cases = [[tuple(s) for s in shapes] for shapes in json.loads(ref["cases"])]
+    outcomes = out.get("outcomes")
+    if not isinstance(outcomes, list) or len(outcomes) != len(cases):
+        got = f"{len(outcomes)} outcomes" if isinstance(outcomes, list) else "no outcomes"
+        return f"gave {got} for {len(cases)} cases"
     wrong = [
         (shapes, got, want)
-        for shapes, got in zip(cases, out["outcomes"])
+        for shapes, got in zip(cases, outcomes, strict=True)
         if got != (want := expected(shapes))
     ]
     if not wrong:
@@ -176,12 +182,16 @@ def _judge_cases(out, ref, expected) -> str | None:
     )
 
 
+def _numpy_outcome(shapes) -> str:
+    """What np.broadcast_shapes does with ``shapes``, in :func:`_outcome`'s words."""
+    try:
+        return f"returned {np.broadcast_shapes(*shapes)!r}"
+    except ValueError:
+        return "raised ValueError"
+
+
 def _matches_numpy(out, ref):
-    return _judge_cases(out, ref, lambda shapes: f"returned {np.broadcast_shapes(*shapes)!r}")
-
-
-def _raises_value_error(out, ref):
-    return _judge_cases(out, ref, lambda shapes: "raised ValueError")
+    return _judge_cases(out, ref, _numpy_outcome)
 
 
 @hidden.probe("q1", "broadcast_shape", judge=_matches_numpy, weight=2)
@@ -197,10 +207,13 @@ def edge_cases(sub, rng):
     return {"cases": json.dumps(_EDGE_CASES), "outcomes": [_outcome(sub, c) for c in _EDGE_CASES]}
 
 
-@hidden.probe("q1", "broadcast_shape", judge=_raises_value_error, weight=2)
+@hidden.probe("q1", "broadcast_shape", judge=_matches_numpy, weight=2)
 def raises_on_incompatible_shapes(sub, rng):
-    """on 100 random sets of incompatible shapes and a few written out, must raise ValueError"""
-    cases = _INCOMPATIBLE_EDGE_CASES + [_incompatible_shapes(rng) for _ in range(100)]
+    """on 106 sets of incompatible shapes, which must raise ValueError, mixed with 40 compatible ones"""
+    incompatible = _INCOMPATIBLE_EDGE_CASES + [_incompatible_shapes(rng) for _ in range(100)]
+    # Compatible sets among them: an answer that always raises does not pass.
+    mixed = incompatible + [_compatible_shapes(rng) for _ in range(40)]
+    cases = [mixed[i] for i in rng.permutation(len(mixed))]
     return {"cases": json.dumps(cases), "outcomes": [_outcome(sub, c) for c in cases]}
 
 
@@ -288,6 +301,16 @@ def other_shapes(sub, rng):
     }
 
 
+# Far from the origin the expanded form (clipped at 0) loses about 5e-7 of |x|^2 + |y|^2 to
+# float32 cancellation (measured); each part is compared with the reference within 2e-6 of the
+# typical |x|^2 + |y|^2 of its points: about 260 on distances up to 2e6 (X == Y), and 32 on
+# distances up to about 50 (nearby points). Zeros, a constant or a clipped wrong answer fail.
+_NEAR_ZERO_ATOL = {
+    "same": 2e-6 * 2 * 64 * (1000.0**2 + 100.0**2),
+    "close": 2e-6 * 2 * 8 * (1000.0**2 + 1.0),
+}
+
+
 def _never_negative(out, ref):
     for path in ("same", "close"):
         if array(out, path).shape != array(ref, path).shape:
@@ -299,6 +322,10 @@ def _never_negative(out, ref):
                 "some distances are negative, which a squared distance never is; the "
                 "expanded formula loses them to cancellation (clip at 0, or subtract first)"
             )
+    for path, atol in _NEAR_ZERO_ATOL.items():
+        problem = compare_value(out[path], ref[path], rtol=0.0, atol=atol)
+        if problem:
+            return f"far from the origin, output `{path}` {problem}"
     return None
 
 
@@ -380,7 +407,7 @@ def _sums_to_one(out, ref):
     sums = p.astype(np.float64).sum(axis=1)
     if not np.allclose(sums, 1.0, rtol=0, atol=1e-5):
         return f"sums along axis 1 range from {sums.min():.6g} to {sums.max():.6g}, not 1"
-    return None
+    return compare_outputs(out, ref)
 
 
 @hidden.probe("q5", "softmax", judge=_sums_to_one)
@@ -444,7 +471,7 @@ def _float32(out, ref):
     got = array(out, "out")
     if got.dtype != np.float32:
         return f"has dtype {got.dtype}, expected float32 (convert the comparison with .astype)"
-    return None
+    return compare_outputs(out, ref)
 
 
 @hidden.probe("q6", "one_hot", judge=_float32)
@@ -487,15 +514,23 @@ def batch_equal_to_time(sub, rng):
 
 
 def _raised(out, ref):
-    if not out["raised"]:
+    if out["raised"] is not True:
         return "returned a result instead of raising"
+    problem = compare_value(out["matching"], ref["matching"])
+    if problem:
+        return f"with positions of the right length, the result {problem}"
     return None
 
 
 @hidden.probe("q7", "add_positional", judge=_raised)
 def raises_on_mismatched_time(sub, rng):
-    """on tokens (3, 4, 2) and positions (5, 2), one time step too many: must raise"""
-    return {"raised": raised(sub.add_positional, _f32(rng, (3, 4, 2)), _f32(rng, (5, 2))) != ""}
+    """on tokens (3, 4, 2) and positions (5, 2), one step too many: must raise (not on tokens (3, 5, 2))"""
+    positions = _f32(rng, (5, 2))
+    return {
+        "raised": raised(sub.add_positional, _f32(rng, (3, 4, 2)), positions) != "",
+        # The same positions on tokens that fit: an answer that always raises does not pass.
+        "matching": sub.add_positional(_f32(rng, (3, 5, 2)), positions),
+    }
 
 
 _loop_gate("q7", "add_positional")

@@ -295,7 +295,7 @@ def large_n_matches_reference(sub, rng):
 
 
 def _never_builds_hessian(out, ref):
-    if out.get("largest") >= out.get("n") ** 2 // 4:
+    if out.get("largest") >= ref["n"] ** 2 // 4:
         return "built an (n, n) array; an HVP never needs the Hessian"
     return None
 
@@ -411,7 +411,12 @@ def _grads_shape(out, ref):
     return _tree_shape(out, ref, "grads", _GRADS_WHAT)
 
 
-@hidden.probe("q5", "value_grad_aux", judge=_triple_judge(_grads_shape))
+@hidden.probe(
+    "q5",
+    "value_grad_aux",
+    # The shape first, for its message, then the values: a pytree of zeros has the shape.
+    judge=_triple_judge(lambda out, ref: _grads_shape(out, ref) or compare_outputs(out, ref)),
+)
 def grads_shaped_like_params(sub, rng):
     """on nested params (a dict holding a list of two layer dicts and a scalar)"""
     outputs, _ = _run_value_grad_aux(sub, rng)
@@ -436,14 +441,15 @@ def _runs_once(out, ref):
             f"loss_fn ran {calls} times in one call; jax.value_and_grad(loss_fn, "
             "has_aux=True) gives the loss, aux and grads from a single run"
         )
-    return None
+    # A count alone is a constant: the run it counted must give the reference's values too.
+    return compare_outputs(out, ref)
 
 
-@hidden.probe("q5", "value_grad_aux", judge=_runs_once)
+@hidden.probe("q5", "value_grad_aux", judge=_triple_judge(_runs_once))
 def loss_fn_runs_once(sub, rng):
-    """counts the Python calls of loss_fn during one call"""
-    _, calls = _run_value_grad_aux(sub, rng)
-    return {"calls": calls}
+    """counts the Python calls of loss_fn during one call (whose results match the reference's)"""
+    outputs, calls = _run_value_grad_aux(sub, rng)
+    return {"calls": calls, **outputs}
 
 
 def _has_aux_true(fn):
@@ -576,10 +582,12 @@ def _gradient_judge(out, ref):
 
 
 @hidden.probe("q7", "straight_through_round", judge=_gradient_judge)
-def gradient_of_sum_is_ones(sub, rng):
-    """jax.grad of the sum at a random x (16,)"""
-    x = _f32(rng, 16, scale=3.0)
-    return {"dy": jax.grad(lambda x: jnp.sum(sub.straight_through_round(x)))(x)}
+def gradient_of_weighted_sum(sub, rng):
+    """jax.grad of a randomly weighted sum at a random x (16,): the weights come straight back"""
+    # Random weights, not a plain sum: the gradient is then not a constant (ones) a result could
+    # carry without computing it.
+    x, w = _f32(rng, 16, scale=3.0), _f32(rng, 16)
+    return {"dy": jax.grad(lambda x: jnp.sum(w * sub.straight_through_round(x)))(x)}
 
 
 @hidden.probe("q7", "straight_through_round", judge=_gradient_judge)
@@ -867,11 +875,14 @@ def _loss_runs_once(out, ref):
             f"loss ran {calls} times in one call; one jax.grad(loss, argnums=(0, 1)) gives "
             "dw and db from a single run"
         )
-    return None
+    # A count alone is a constant: the run it counted must give the reference's values too.
+    return _pair_judge(
+        {k: v for k, v in out.items() if k != "calls"}, {k: v for k, v in ref.items() if k != "calls"}
+    )
 
 
 @hidden.probe("q10", "grad_wrt_w_and_b", judge=_loss_runs_once)
 def loss_runs_once(sub, rng):
-    """counts the Python calls of loss during one call"""
-    _, calls = _run_grad_wrt_w_and_b(sub, rng, "linear")
-    return {"calls": calls}
+    """counts the Python calls of loss during one call (whose gradients match the reference's)"""
+    outputs, calls = _run_grad_wrt_w_and_b(sub, rng, "linear")
+    return {"calls": calls, **outputs}

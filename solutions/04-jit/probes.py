@@ -3,15 +3,18 @@
 Trace counts (q1, q5) use `count_traces`, which counts JAX trace events rather than cache
 entries, on an input shape that no earlier call in the process used (`_fresh_shape`), so that
 calls made by the notebook or by an earlier probe never pre-warm the cache being counted. Those
-probes return counts only, never the shape, so student and reference runs stay comparable.
+probes return counts and values that do not depend on the shape (`_fresh_input`: random first
+rows, zeros after), never the shape, so student and reference runs stay comparable.
 
 Timing probes (q9) time a simulated device, not XLA, and judge what the student's `benchmark`
 did (which results it waited for, how many calls it made) and bounds a correct answer meets under
-any load; their judges read only the student's run, never the reference's timings.
+any load, on two devices of different speeds; their judges read the student's measurements and
+the device settings the grader chose, never the reference's timings.
 """
 
 import ast
 import itertools
+import math
 import time
 
 import jax
@@ -45,6 +48,19 @@ def _fresh_shape(cols):
     return (257 + next(_FRESH), cols)
 
 
+FRESH_HEAD = 8
+
+
+def _fresh_input(rng, cols, scale=1.0):
+    """A float32 array of a :func:`_fresh_shape`: random first ``FRESH_HEAD`` rows, zeros after.
+    What a function computes from it (elementwise, or a sum) does not depend on how many rows
+    the shape has, so student and reference runs can compare values."""
+    head = rng.standard_normal((FRESH_HEAD, cols)) * scale
+    x = np.zeros(_fresh_shape(cols))
+    x[:FRESH_HEAD] = head
+    return jnp.asarray(x, jnp.float32)
+
+
 def _f32(rng, shape, scale=1.0):
     return jnp.asarray(rng.standard_normal(shape) * scale, jnp.float32)
 
@@ -70,7 +86,8 @@ def tanh_finite_for_large_inputs(sub, rng):
 def _once_per_kind(out, ref):
     n = out["traces"]
     if n == 3:
-        return None
+        # A count alone is a constant: the counted calls must give the reference's values too.
+        return compare_outputs(out, ref)
     if n > 3:
         return (
             f"traced {n} times for 3 kinds called 3 times each on one input shape; expected "
@@ -85,8 +102,16 @@ def _once_per_kind(out, ref):
 @hidden.probe("q1", "activation", judge=_once_per_kind, weight=2)
 def compiles_once_per_kind(sub, rng):
     """each of the 3 kinds called 3 times on one new input shape"""
-    x = _f32(rng, _fresh_shape(3))
-    return {"traces": count_traces(lambda: [sub.activation(x, k) for _ in range(3) for k in KINDS])}
+    x = _fresh_input(rng, 3, 3.0)
+    calls = []
+
+    def run():
+        calls[:] = [sub.activation(x, k) for _ in range(3) for k in KINDS]
+        return calls
+
+    traces = count_traces(run)
+    # The last round's values on the random rows (the rest of x is zeros, its length fresh).
+    return {"traces": traces, "values": {k: calls[-3 + i][:FRESH_HEAD] for i, k in enumerate(KINDS)}}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,10 +146,17 @@ def handles_infinities(sub, rng):
 
 @hidden.probe("q2", "sum_negatives")
 def zero_without_negatives_under_jit(sub, rng):
-    """under jax.jit on a (12,) float32 array with no negative entry (one of them +inf)"""
-    x = np.abs(rng.standard_normal(12)) * 10
-    x[rng.integers(12)] = np.inf
-    return {"sum": jax.jit(sub.sum_negatives)(jnp.asarray(x, jnp.float32))}
+    """under jax.jit on a (12,) float32 array with no negative entry (one +inf), and with one entry negated"""
+    x = np.abs(rng.standard_normal(12)) * 10 + 0.1
+    where = rng.choice(12, 2, replace=False)
+    x[where[0]] = np.inf
+    one_negative = x.copy()
+    one_negative[where[1]] *= -1  # an answer that is always 0 does not pass
+    f = jax.jit(sub.sum_negatives)
+    return {
+        "sum": f(jnp.asarray(x, jnp.float32)),
+        "with_one_negative": f(jnp.asarray(one_negative, jnp.float32)),
+    }
 
 
 _BOOLEAN_CALLS = {
@@ -319,19 +351,19 @@ def _one_trace(out, ref):
             f"traced {n} times for 20 calls with different float alphas on one input shape; "
             "expected once: keep alpha traced (not static) and jit once, outside the function"
         )
-    return None
+    # A count alone is a constant: the counted calls must give the reference's values too.
+    return compare_outputs(out, ref)
 
 
 @hidden.probe("q5", "scaled_sum", judge=_one_trace, weight=2)
 def traces_once_for_twenty_alphas(sub, rng):
     """20 calls on one new input shape with 20 different Python float alphas"""
-    x = _f32(rng, _fresh_shape(4))
+    x = _fresh_input(rng, 4)
     alphas = [float(a) for a in rng.uniform(-5, 5, 20)]
     fn = sub.scaled_sum
-    return {
-        "traces": count_traces(lambda: [fn(x, a) for a in alphas]),
-        "jitted": callable(getattr(fn, "lower", None)),
-    }
+    values = []
+    traces = count_traces(lambda: values.extend(fn(x, a) for a in alphas) or values)
+    return {"traces": traces, "jitted": callable(getattr(fn, "lower", None)), "values": values}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -538,15 +570,17 @@ def _both_ways(sub, cases):
 
 
 def _raised_for_every_case(out, ref):
-    missed = [case for case, threw in out.items() if threw is not True]
+    cases = [case for case in ref if not case.startswith(("y: ", "raised: "))]
+    missed = [case for case in cases if out.get(case) is not True]
     if missed:
         return f"err.throw() did not raise for {missed[0]}; any entry <= 0 must make it raise"
-    return None
+    # And an input it must pass: an answer that always raises does not.
+    return _passes_and_logs(out, ref)
 
 
 @hidden.probe("q8", "checked_log", judge=_raised_for_every_case, weight=2)
 def throws_for_nonpositive_entries(sub, rng):
-    """err.throw() on inputs with an entry <= 0, called directly and under jax.jit"""
+    """err.throw() on inputs with an entry <= 0 (and on a positive one), directly and under jax.jit"""
     with_zero = np.abs(rng.standard_normal(6)) + 0.1
     with_zero[rng.integers(6)] = 0.0
     with_negative = np.abs(rng.standard_normal(6)) + 0.1
@@ -559,11 +593,16 @@ def throws_for_nonpositive_entries(sub, rng):
             -np.abs(rng.standard_normal((2, 3))) - 0.1, jnp.float32
         ),
     }
-    return {case: _throws(err) for case, (err, _) in _both_ways(sub, cases).items()}
+    out = {case: _throws(err) for case, (err, _) in _both_ways(sub, cases).items()}
+    positive = {"a positive (5,) array": jnp.asarray(rng.uniform(0.01, 100.0, 5), jnp.float32)}
+    for case, (err, y) in _both_ways(sub, positive).items():
+        out[f"raised: {case}"] = _throws(err)
+        out[f"y: {case}"] = y
+    return out
 
 
 def _passes_and_logs(out, ref):
-    raised_for = [k[len("raised: ") :] for k, v in out.items() if k.startswith("raised: ") and v is not False]
+    raised_for = [k[len("raised: ") :] for k in ref if k.startswith("raised: ") and out.get(k) is not False]
     if raised_for:
         return f"err.throw() raised for {raised_for[0]}, whose entries are all > 0"
     ys = {k: v for k, v in ref.items() if k.startswith("y: ")}
@@ -601,11 +640,15 @@ def passes_for_positive_entries_and_returns_log(sub, rng):
 # results it waited for, how many calls it made, and bounds that a correct benchmark meets
 # however slow the machine is (at least RUN_SECONDS per call; a timed span inside the call).
 
-#: Seconds the simulated device takes per call: a correct mean is never below this.
-RUN_SECONDS = 0.03
+#: Seconds the simulated device takes per call: a correct mean is never below this. Each probe
+#: times two devices, the second SLOW_FACTOR times slower: a number that does not follow what
+#: it timed (a constant, nan) cannot be right for both.
+RUN_SECONDS = 0.02
+SLOW_FACTOR = 4
 #: Seconds the first call of the slow-to-compile function takes before it returns.
 COMPILE_SECONDS = 0.3
-#: Seconds per call of the fast-to-run function once compiled.
+#: Seconds per call of the fast-to-run function once compiled (its slower twin in
+#: ``excludes_compilation`` takes SLOW_FACTOR * RUN_SECONDS / 2).
 FAST_RUN_SECONDS = 0.001
 REPEATS = 10
 
@@ -683,83 +726,132 @@ def _seconds(value):
     return None
 
 
+def _as_seconds(value):
+    """What ``benchmark`` returned, as the grader receives it: a number (a Python float, or a
+    one-element float array made a float), else as it is, for the judge to name."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+    try:
+        if shape is not None and int(np.prod(shape)) == 1 and np.dtype(dtype).kind == "f":
+            return float(np.asarray(value).reshape(()))
+    except Exception:  # noqa: BLE001 - a student's object may raise anything: judged as it is
+        pass
+    return value
+
+
 def _ms(seconds):
     return f"{1e3 * seconds:.3g} ms"
 
 
-def _per_call_when_blocked(out, ref):
-    t = _seconds(out.get("seconds"))
-    if t is None:
-        return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
-    run, repeats = out["run"], out["repeats"]
-    # A benchmark that waits for its results spends at least `run` per call between reading the
-    # clock twice, however loaded the machine; one that never waited for a timed result (after
-    # the warm-up's) measured the dispatch, whatever the clock says.
-    if out["waited_after_first"] == 0 or t < run / 2:
-        return (
-            f"reported {_ms(t)} per call for a function whose results arrive {_ms(run)} after "
-            "each call returns: it timed the asynchronous dispatch; wait with "
-            "jax.block_until_ready before reading the clock"
-        )
-    # The timed loop runs inside the one benchmark() call, so seconds per call times `repeats`
-    # cannot exceed that call's own duration, however loaded the machine is; a total instead
-    # of a mean exceeds it about `repeats` times over.
-    if t * repeats > 1.5 * out["call"]:
-        return (
-            f"reported {_ms(t)} per call, but the whole call with repeats={repeats} took "
-            f"{_ms(out['call'])}: return seconds per call (divide by repeats)"
-        )
-    return None
-
-
-@hidden.probe("q9", "benchmark", judge=_per_call_when_blocked, weight=2)
-def waits_for_the_result(sub, rng):
-    """on a jitted-like function whose result arrives milliseconds after its call returns"""
-    device = _Device(RUN_SECONDS)
+def _timed(sub, rng, run, compile=0.0):
+    """One benchmark of a simulated device: what it returned and what it did."""
+    device = _Device(run, compile=compile)
     x = _f32(rng, (8,))
     began = time.perf_counter()
     seconds = sub.benchmark(device, x, repeats=REPEATS)
     call = time.perf_counter() - began
     return {
-        "seconds": seconds,
+        "seconds": _as_seconds(seconds),
         "waited_after_first": len(device.waited - {0}),
+        "calls": device.calls,
         "call": call,
-        "run": RUN_SECONDS,
+    }
+
+
+def _a_time(out, path):
+    """The seconds at ``path`` as a positive finite float, else (None, the student's message)."""
+    t = _seconds(out.get(path))
+    if t is None:
+        return None, f"returned {describe_value(out.get(path))}, expected a float number of seconds"
+    if not math.isfinite(t) or t <= 0:
+        return None, f"returned {t!r} seconds per call; expected the mean seconds per call, a positive number"
+    return t, None
+
+
+def _follows_the_device(t, t_slow, run, run_slow):
+    """A correct mean grows with the device's time per call, whatever the load adds to both."""
+    if t_slow - t < 0.5 * (run_slow - run):
+        return (
+            f"reported {_ms(t)} per call on a device that takes {_ms(run)} and {_ms(t_slow)} on one "
+            f"that takes {_ms(run_slow)}: the number does not follow what it timed; time the calls "
+            "and return the mean seconds per call"
+        )
+    return None
+
+
+def _per_call_when_blocked(out, ref):
+    times = []
+    for name in ("fast", "slow"):
+        t, problem = _a_time(out, f"{name}.seconds")
+        if problem:
+            return problem
+        run, repeats, call = ref[f"{name}.run"], ref["repeats"], out[f"{name}.call"]
+        # A benchmark that waits for its results spends at least `run` per call between reading
+        # the clock twice, however loaded the machine; one that never waited for a timed result
+        # (after the warm-up's) measured the dispatch, whatever the clock says.
+        if out[f"{name}.waited_after_first"] == 0 or t < run / 2:
+            return (
+                f"reported {_ms(t)} per call for a function whose results arrive {_ms(run)} after "
+                "each call returns: it timed the asynchronous dispatch; wait with "
+                "jax.block_until_ready before reading the clock"
+            )
+        # The timed loop runs inside the one benchmark() call, so seconds per call times
+        # `repeats` cannot exceed that call's own duration, however loaded the machine is; a
+        # total instead of a mean exceeds it about `repeats` times over.
+        if t * repeats > 1.5 * call:
+            return (
+                f"reported {_ms(t)} per call, but the whole call with repeats={repeats} took "
+                f"{_ms(call)}: return seconds per call (divide by repeats)"
+            )
+        times.append(t)
+    return _follows_the_device(*times, ref["fast.run"], ref["slow.run"])
+
+
+@hidden.probe("q9", "benchmark", judge=_per_call_when_blocked, weight=2)
+def waits_for_the_result(sub, rng):
+    """on jitted-like functions whose results arrive milliseconds after each call returns"""
+    return {
+        "fast": {**_timed(sub, rng, RUN_SECONDS), "run": RUN_SECONDS},
+        "slow": {**_timed(sub, rng, SLOW_FACTOR * RUN_SECONDS), "run": SLOW_FACTOR * RUN_SECONDS},
         "repeats": REPEATS,
     }
 
 
 def _excludes_compile(out, ref):
-    t = _seconds(out.get("seconds"))
-    if t is None:
-        return f"returned {describe_value(out.get('seconds'))}, expected a float number of seconds"
-    compile_, repeats = out["compile"], out["repeats"]
-    # Only `repeats` calls in all: the first timed one compiled. Else a correct timed span starts
-    # after the compiling call returned, so it is shorter than the whole benchmark() call by at
-    # least `compile_`, however loaded the machine; one that counts the compiling call is not.
-    if out["calls"] <= repeats or t * repeats > out["call"] - compile_ / 2:
-        return (
-            f"reported {_ms(t)} per call for a function that takes {_ms(compile_)} to trace and "
-            f"compile on its first call and about {_ms(out['run'])} afterwards: the timing "
-            "includes compilation; call f once, untimed, before starting the clock"
-        )
-    return None
+    times = []
+    for name in ("fast", "slow"):
+        t, problem = _a_time(out, f"{name}.seconds")
+        if problem:
+            return problem
+        compile_, run, repeats = ref["compile"], ref[f"{name}.run"], ref["repeats"]
+        # Only `repeats` calls in all: the first timed one compiled. Else a correct timed span
+        # starts after the compiling call returned, so it is shorter than the whole benchmark()
+        # call by at least `compile_`, however loaded the machine; one that counts the
+        # compiling call is not.
+        if out[f"{name}.calls"] <= repeats or t * repeats > out[f"{name}.call"] - compile_ / 2:
+            return (
+                f"reported {_ms(t)} per call for a function that takes {_ms(compile_)} to trace and "
+                f"compile on its first call and about {_ms(run)} afterwards: the timing "
+                "includes compilation; call f once, untimed, before starting the clock"
+            )
+        if t < run / 2:
+            return (
+                f"reported {_ms(t)} per call for a function that takes {_ms(run)} per call once "
+                "compiled: wait for each result (jax.block_until_ready) before reading the clock"
+            )
+        times.append(t)
+    return _follows_the_device(*times, ref["fast.run"], ref["slow.run"])
 
 
 @hidden.probe("q9", "benchmark", judge=_excludes_compile, weight=2)
 def excludes_compilation(sub, rng):
-    """on a new jitted-like function that is slow to compile and fast to run"""
-    device = _Device(FAST_RUN_SECONDS, compile=COMPILE_SECONDS)
-    x = _f32(rng, (8,))
-    began = time.perf_counter()
-    seconds = sub.benchmark(device, x, repeats=REPEATS)
-    call = time.perf_counter() - began
+    """on new jitted-like functions that are slow to compile and fast to run"""
+    slow_run = SLOW_FACTOR * RUN_SECONDS / 2
     return {
-        "seconds": seconds,
-        "calls": device.calls,
-        "call": call,
+        "fast": {**_timed(sub, rng, FAST_RUN_SECONDS, COMPILE_SECONDS), "run": FAST_RUN_SECONDS},
+        "slow": {**_timed(sub, rng, slow_run, COMPILE_SECONDS), "run": slow_run},
         "compile": COMPILE_SECONDS,
-        "run": FAST_RUN_SECONDS,
         "repeats": REPEATS,
     }
 
@@ -969,7 +1061,8 @@ def _leaves_w_then_b(out, ref):
         return "jax.tree.leaves(p) is not [p.w, p.b]: the leaves must be w, then b"
     if not out["rebuilt_w_then_b"]:
         return "jax.tree.unflatten of an Affine's structure with leaves [w, b] does not give Affine(w=w, b=b)"
-    return None
+    # The leaves themselves: flags alone are constants.
+    return compare_outputs(out, ref)
 
 
 @hidden.probe("q12", "Affine", judge=_leaves_w_then_b)
@@ -987,6 +1080,7 @@ def leaves_are_w_then_b(sub, rng):
         "n_leaves": len(leaves),
         "w_then_b": len(leaves) == 2 and leaves[0] is p.w and leaves[1] is p.b,
         "rebuilt_w_then_b": rebuilt_w_then_b,
+        "leaves": [leaf for leaf in leaves if isinstance(leaf, jax.Array)],
     }
 
 

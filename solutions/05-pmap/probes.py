@@ -22,6 +22,7 @@ from autograder.probing import (
     ProbeSet,
     array,
     compare_outputs,
+    compare_value,
     describe_value,
     primitives,
     raises,
@@ -103,7 +104,8 @@ def _same_dtypes(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
 
 
 def _replicas_identical(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    """Every output array holds one value, bit for bit, along its device axis."""
+    """Every output array holds one value, bit for bit, along its device axis; and the values
+    are the reference's (identical copies of anything else are worth nothing)."""
     if set(out) != set(ref):
         return compare_outputs(out, ref)
     for path, want in ref.items():
@@ -116,7 +118,30 @@ def _replicas_identical(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
                 f"{what} differs between the {got.shape[0]} devices: average the gradients "
                 'and the loss with lax.pmean over "batch" so every device holds the same'
             )
+    return compare_outputs(out, ref)
+
+
+def _on_every_device(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """Every result lives on all the devices the grader has (``ref``'s count, never the
+    result's own)."""
+    devices, want = out.get("devices"), ref["n"]
+    if not isinstance(devices, list) or not devices:
+        return "returned no arrays"
+    if min(devices) < want:
+        return (
+            f"the results live on {min(devices)} device(s), not on all {want}: make it a jax.pmap "
+            '(axis_name="batch"); jax.vmap with an axis name gets the numbers on one device'
+        )
     return None
+
+
+def _devices_of(result: Any) -> list[int]:
+    """How many devices each array of ``result`` lives on."""
+    import jax
+
+    return [
+        len(leaf.sharding.device_set) if hasattr(leaf, "sharding") else 1 for leaf in jax.tree.leaves(result)
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,12 +177,14 @@ def one_device_and_one_example_each(sub, rng):
 
 @hidden.probe("q1", "shard")
 def uneven_split_raises_value_error(sub, rng):
-    """raises ValueError for 10 examples over 4 devices and 3 examples over 4 devices"""
+    """raises ValueError for 10 examples over 4 devices and 3 examples over 4 devices (not 12)"""
     import jax.numpy as jnp
 
     return {
         "10_over_4": raises(ValueError, sub.shard, jnp.zeros((10, 1), jnp.float32), 4),
         "3_over_4": raises(ValueError, sub.shard, jnp.zeros((3, 1), jnp.float32), 4),
+        # An even split among them: an answer that always raises does not pass.
+        "12_over_4": sub.shard(jnp.asarray(rng.standard_normal((12, 2)), jnp.float32), 4),
     }
 
 
@@ -253,6 +280,13 @@ def equals_full_batch_step_on_two_devices(sub, rng):
     return {"step": sub.train_step(params, x, y, _learning_rate(rng))}
 
 
+@hidden.probe("q4", "train_step", judge=_on_every_device, gate=True)
+def pmapped_over_every_device(sub, rng):
+    """runs on every device: its results are spread over all of them (jax.pmap, not jax.vmap)"""
+    params, x, y = _pmap_inputs(rng, _devices())
+    return {"devices": _devices_of(sub.train_step(params, x, y, _learning_rate(rng))), "n": _devices()}
+
+
 # ---------------------------------------------------------------------------------------------
 # q5 train
 
@@ -292,7 +326,8 @@ def _decreasing(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
         return "some losses are not finite"
     if not (np.diff(losses) <= 1e-6 * np.abs(losses[:-1])).all() or losses[-1] >= losses[0]:
         return "the loss history does not decrease step after step"
-    return None
+    # The run's numbers too: any decreasing sequence has the property.
+    return compare_outputs(out, ref)
 
 
 @hidden.probe("q5", "train", judge=_decreasing)
@@ -309,7 +344,8 @@ def _recovers_line(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     w, b = float(array(out, "params.w")), float(array(out, "params.b"))
     if abs(w - 2.0) > 0.25 or abs(b + 1.0) > 0.25:
         return f"ended at w = {w:.3f}, b = {b:.3f}, far from the line's w = 2, b = -1"
-    return None
+    # The run's numbers too: (2, -1) itself is near the line.
+    return compare_outputs(out, ref)
 
 
 @hidden.probe("q5", "train", judge=_recovers_line)
@@ -355,6 +391,38 @@ def unclipped_below_max_norm(sub, rng):
     return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), 1e4)}
 
 
+def _exact_line_inputs(rng: np.random.Generator, n: int) -> tuple[dict[str, Any], Any, Any]:
+    """Data exactly on a random line y = w x + b and params on it: w, b and x in quarters, so
+    every product and sum is exact in float32, and every residual, hence the gradient and its
+    norm, is exactly 0."""
+    import jax.numpy as jnp
+
+    w, b = (float(v) for v in rng.integers(-12, 13, size=2) / 4.0)
+    x = np.sort(rng.integers(-16, 17, size=(_batch(n), 1)) / 4.0, axis=0)
+    y = w * x + b
+    params = {"w": jnp.float32(w), "b": jnp.float32(b)}
+    return (
+        _replicated(params, n),
+        _sharded(jnp.asarray(x, jnp.float32), n),
+        _sharded(jnp.asarray(y, jnp.float32), n),
+    )
+
+
+@hidden.probe("q6", "clipped_train_step")
+def zero_gradient_leaves_params(sub, rng):
+    """at a zero gradient (data exactly on a line, params on it) the step changes nothing, no nan"""
+    params, x, y = _exact_line_inputs(rng, _devices())
+    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))}
+
+
+@hidden.probe("q6", "clipped_train_step", judge=_on_every_device, gate=True)
+def clipped_pmapped_over_every_device(sub, rng):
+    """runs on every device: its results are spread over all of them (jax.pmap, not jax.vmap)"""
+    params, x, y = _pmap_inputs(rng, _devices())
+    step = sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))
+    return {"devices": _devices_of(step), "n": _devices()}
+
+
 # ---------------------------------------------------------------------------------------------
 # q7 sharded_train_step
 
@@ -364,9 +432,9 @@ def _sharded_inputs(rng: np.random.Generator) -> tuple[dict[str, Any], Any, Any]
     return _far_params(rng), x, y
 
 
-def _on_every_device(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    devices, want = out.get("devices"), out.get("n")
-    if not devices:
+def _on_the_mesh(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    devices, want = out.get("devices"), ref["n"]
+    if not isinstance(devices, list) or not devices:
         return "returned no arrays"
     if min(devices) < want:
         return (
@@ -376,7 +444,7 @@ def _on_every_device(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     return None
 
 
-@hidden.probe("q7", "sharded_train_step", judge=_on_every_device, gate=True)
+@hidden.probe("q7", "sharded_train_step", judge=_on_the_mesh, gate=True)
 def runs_on_every_device(sub, rng):
     """runs on every device: its results are spread over the whole mesh"""
     import jax
@@ -423,16 +491,16 @@ def _figure_facts(sub, rng, n_points: int) -> dict[str, Any]:
     if isinstance(fig, matplotlib.figure.Figure):
         axes = fig.get_axes()
         lines = [line for ax in axes for line in ax.get_lines()]
+        # The y values of the first line with one point per loss (none: an empty array): every
+        # judge compares them with the reference's, the losses, so flags alone pass nothing.
+        curves = [np.asarray(line.get_ydata(), np.float64).reshape(-1) for line in lines]
+        curve = next((c for c in curves if c.shape == (n_points,)), np.zeros(0))
         facts.update(
             figure=True,
             lines=len(lines),
             points=len(lines[0].get_xdata()) if len(lines) == 1 else -1,
-            ydata=bool(
-                len(lines) == 1
-                and len(lines[0].get_ydata()) == n_points
-                and np.allclose(np.asarray(lines[0].get_ydata(), float), losses, rtol=1e-5)
-            ),
-            yscale=[ax.get_yscale() for ax in axes if ax.get_lines()],
+            curve=curve,
+            yscale="/".join(sorted({ax.get_yscale() for ax in axes if ax.get_lines()})),
             xlabel=all(ax.get_xlabel().strip() for ax in axes if ax.get_lines()),
             ylabel=all(ax.get_ylabel().strip() for ax in axes if ax.get_lines()),
         )
@@ -454,26 +522,35 @@ def _not_a_figure(out: dict[str, Any]) -> str | None:
     return None
 
 
+def _curve_of_the_losses(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """A line of the figure holds the losses (the reference's curve), one point per loss."""
+    got, want = out.get("curve"), ref["curve"]
+    n = want.value.shape[0]
+    if not isinstance(got, PlainArray) or got.value.shape != (n,):
+        return f"no line of the figure has {n} points, one per loss"
+    if compare_value(got, want, rtol=1e-5, atol=0.0):
+        return "the line's y values are not the losses"
+    return None
+
+
 def _one_line_of_losses(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     problem = _not_a_figure(out)
     if problem:
         return problem
     if out["lines"] != 1:
         return f"the figure holds {out['lines']} lines, expected one loss curve"
-    if out["points"] != out["n"]:
-        return f"the line has {out['points']} points, expected one per loss ({out['n']})"
-    if not out["ydata"]:
-        return "the line's y values are not the losses"
-    return None
+    if out["points"] != ref["n"]:
+        return f"the line has {out['points']} points, expected one per loss ({ref['n']})"
+    return _curve_of_the_losses(out, ref)
 
 
 def _log_scale(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     problem = _not_a_figure(out)
     if problem:
         return problem
-    if not out["yscale"] or any(s != "log" for s in out["yscale"]):
-        return f"the y axis is {'/'.join(out['yscale']) or 'missing'}, expected log-scale"
-    return None
+    if out["yscale"] != "log":
+        return f"the y axis is {out['yscale'] or 'missing'}, expected log-scale"
+    return _curve_of_the_losses(out, ref)
 
 
 def _labelled(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
@@ -483,7 +560,7 @@ def _labelled(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     if not (out["xlabel"] and out["ylabel"]):
         missing = [a for a in ("x", "y") if not out[f"{a}label"]]
         return f"the {' and '.join(missing)} axis has no label"
-    return None
+    return _curve_of_the_losses(out, ref)
 
 
 @hidden.probe("q8", "plot_losses", weight=2, judge=_one_line_of_losses)
@@ -560,9 +637,9 @@ def _pmapped_with_psum(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
             'a function pmapped with axis_name="i" (a sum over the whole array outside pmap '
             "gets the numbers, not the point)"
         )
-    if out.get("devices", 0) < out.get("n", 1):
+    if out.get("devices", 0) < ref["n"]:
         return (
-            f"the result lives on {out.get('devices', 0)} device(s), not on all {out.get('n')}: "
+            f"the result lives on {out.get('devices', 0)} device(s), not on all {ref['n']}: "
             "build global_normalize with jax.pmap"
         )
     return None

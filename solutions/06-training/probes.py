@@ -19,7 +19,10 @@ Compiling an epoch costs 1 to 3 s on a 2-core CPU, far more than running one, so
 probes use two programs: the epoch on x of shape (1024, 1) in batches of 48 with sizes
 [1, 32, 32, 1], which the notebook's own run of `fit` compiles before the probes run and which
 q5 and q6 share, and q7's sharded epoch on (128 n, 1) in batches of 8 n for n devices. The
-structure check of q5 only traces (`make_jaxpr`). Other inputs reuse the notebook's shapes where
+structure check of q5 only traces (`make_jaxpr`) its small epochs, then runs the notebook's for
+its numbers. Every probe that pays for a property (equal runs, a trace count, labels) also
+compares values with the reference's, so that no constant, zeros or forged flags earn points.
+Other inputs reuse the notebook's shapes where
 they can (n = 256 and 1024, the seed's layer sizes), since every eager operation compiles once
 per shape. An epoch that is not jitted compiles at every call: q6's runs are kept to 3, 4 and
 10 epochs so that such an answer loses points rather than time.
@@ -136,15 +139,6 @@ def _mid_run_state(rng: np.random.Generator, params: Any, t: int) -> dict[str, A
     return {"m": m, "v": v, "t": jnp.int32(t)}
 
 
-def _mlp(params: Any, x: Any) -> Any:
-    """The model of q3, for the probes' own measurements (never the submission's predict)."""
-    import jax.numpy as jnp
-
-    for layer in params[:-1]:
-        x = jnp.tanh(x @ layer["W"] + layer["b"])
-    return x @ params[-1]["W"] + params[-1]["b"]
-
-
 def _devices() -> int:
     import jax
 
@@ -169,11 +163,13 @@ def _compare_with(tol: dict[str, float], hint: str = ""):
     return judge
 
 
-def _equal_runs(first: str, second: str, what: str):
-    """The student's two runs, under ``first.*`` and ``second.*``, are bit-identical."""
+def _equal_runs(first: str, second: str, what: str, values):
+    """The student's two runs, under ``first.*`` and ``second.*``, are bit-identical; and then
+    ``values(out, ref)``, the comparison with the reference's (two equal runs of anything else
+    are worth nothing)."""
 
     def judge(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-        problem = compare_outputs(out, ref, **SHAPES_ONLY)  # values: other probes' business
+        problem = compare_outputs(out, ref, **SHAPES_ONLY)
         if problem:
             return problem
         for path in ref:
@@ -184,7 +180,7 @@ def _equal_runs(first: str, second: str, what: str):
                         f"{what}: keep all randomness in the key you are given "
                         "(no global generator, no clock)"
                     )
-        return None
+        return values(out, ref)
 
     return judge
 
@@ -225,7 +221,13 @@ def data_from_legacy_key(sub, rng):
     return {"x": x, "y": y}
 
 
-@hidden.probe("q1", "make_dataset", judge=_equal_runs("first", "second", "the same key gave different data"))
+@hidden.probe(
+    "q1",
+    "make_dataset",
+    judge=_equal_runs(
+        "first", "second", "the same key gave different data", lambda o, r: _dataset_judge(o, r)
+    ),
+)
 def same_key_same_data(sub, rng):
     """the same key twice, with a call on another key in between, gives the same data"""
     key = _key(rng)
@@ -249,7 +251,8 @@ def _range_and_noise(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
             f"y - sin(x) has mean {noise.mean():.3f} and std {noise.std():.3f}; "
             "the noise should have mean 0 and std 0.1"
         )
-    return None
+    # The draw is fixed by the key: data with the right statistics is not yet the data.
+    return _dataset_judge(out, ref)
 
 
 @hidden.probe("q1", "make_dataset", judge=_range_and_noise)
@@ -284,7 +287,7 @@ def _layers_differ(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
         for j in range(i + 1, 3):
             if np.array_equal(Ws[i], Ws[j]):
                 return f"layers {i} and {j} have identical W; give every layer its own subkey"
-    return None
+    return compare_outputs(out, ref, **NORMAL_TOL)
 
 
 @hidden.probe("q2", "init_params", judge=_layers_differ)
@@ -300,7 +303,7 @@ def _zero_bias_float32(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     for i in range(2):
         if np.any(array(out, f"params.{i}.b") != 0):
             return f"layer {i}: b should start at zero"
-    return None
+    return compare_outputs(out, ref, **NORMAL_TOL)
 
 
 @hidden.probe("q2", "init_params", judge=_zero_bias_float32)
@@ -558,7 +561,8 @@ def _no_retrace(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
             f"the second epoch traced {n} time(s) again: jit the whole epoch once, at top level "
             '(@functools.partial(jax.jit, static_argnames="batch_size")), with only batch_size static'
         )
-    return None
+    # A count alone is a constant: the epoch it counted must give the reference's numbers.
+    return compare_outputs(out, ref, **EPOCH_TOL)
 
 
 @hidden.probe("q5", "train_epoch", weight=3, judge=_no_retrace)
@@ -573,9 +577,13 @@ def second_epoch_does_not_trace_again(sub, rng):
     )
     x2, y2 = _sin_data(rng, EPOCH_N)
     key2 = _key(rng)
-    return {
-        "traces": count_traces(lambda: sub.train_epoch(new_params, new_state, key2, x2, y2, EPOCH_BATCH, lr))
-    }
+    second = []
+
+    def run():
+        second.append(sub.train_epoch(new_params, new_state, key2, x2, y2, EPOCH_BATCH, lr))
+        return second[-1]
+
+    return {"traces": count_traces(run), "second": _epoch(second[-1])}
 
 
 def _one_loop(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
@@ -587,7 +595,12 @@ def _one_loop(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
             f"the traced epoch holds {sizes[0]} operations for 2 batches and {sizes[1]} for 8: the "
             "batches are unrolled by a Python loop; run them with lax.scan"
         )
-    return None
+    # A count alone is a constant: the epoch must also give the reference's numbers.
+    return compare_outputs(
+        {k: v for k, v in out.items() if k.startswith("epoch.")},
+        {k: v for k, v in ref.items() if k.startswith("epoch.")},
+        **EPOCH_TOL,
+    )
 
 
 @hidden.probe("q5", "train_epoch", weight=3, judge=_one_loop)
@@ -604,7 +617,11 @@ def one_scan_over_the_batches(sub, rng):
         )
         sizes.append(len(prims))
         loop = loop and bool({"scan", "while"} & set(prims))
-    return {"sizes": sizes, "loop": loop}
+    # And one epoch run, for its numbers (a count alone is a constant): the notebook's program,
+    # already compiled, on fresh inputs.
+    *epoch_args, epoch_lr = *_epoch_inputs(rng), _learning_rate(rng)
+    epoch = sub.train_epoch(*epoch_args, EPOCH_BATCH, epoch_lr)
+    return {"sizes": sizes, "loop": loop, "epoch": _epoch(epoch)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -612,7 +629,15 @@ def one_scan_over_the_batches(sub, rng):
 
 
 @hidden.probe(
-    "q6", "fit", weight=2, judge=_equal_runs("first", "second", "two runs with the same key differ")
+    "q6",
+    "fit",
+    weight=2,
+    judge=_equal_runs(
+        "first",
+        "second",
+        "two runs with the same key differ",
+        lambda o, r: compare_outputs(o, r, **EPOCH_TOL),
+    ),
 )
 def same_key_same_run(sub, rng):
     """two runs of 3 epochs with one key give bit-identical params and losses"""
@@ -637,9 +662,30 @@ def matches_reference_run(sub, rng):
     return {"params": params, "losses": losses}
 
 
+def _numpy_mse(outputs: dict[str, Any], x: np.ndarray, y: np.ndarray) -> float:
+    """The test MSE of the params in ``outputs`` (the seed's MLP), computed here in NumPy."""
+    h = x
+    n_layers = len(SEED_SIZES) - 1
+    for i in range(n_layers):
+        h = h @ array(outputs, f"params.{i}.W").astype(np.float64) + array(outputs, f"params.{i}.b")
+        if i < n_layers - 1:
+            h = np.tanh(h)
+    return float(np.mean((h - y) ** 2))
+
+
 def _test_mse(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    got, want = out.get("test_mse"), ref["test_mse"]
-    if not isinstance(got, float) or not math.isfinite(got):
+    # The grader computes both MSEs, on the test set the grader drew (the reference run's copy),
+    # from the trained params: a reported number could say anything.
+    x, y = array(ref, "x_test").astype(np.float64), array(ref, "y_test").astype(np.float64)
+    problem = compare_outputs(
+        {k: v for k, v in out.items() if k.startswith("params.")},
+        {k: v for k, v in ref.items() if k.startswith("params.")},
+        **SHAPES_ONLY,
+    )
+    if problem:
+        return problem
+    got, want = _numpy_mse(out, x, y), _numpy_mse(ref, x, y)
+    if not math.isfinite(got):
         return f"the test MSE is {got!r}, not a finite number"
     if got > 1.5 * want:
         return (
@@ -660,7 +706,7 @@ def test_mse_near_reference(sub, rng):
     kx, kn = jax.random.split(jax.random.split(key, 4)[1])
     x = jax.random.uniform(kx, (256, 1), minval=-jnp.pi, maxval=jnp.pi)
     y = jnp.sin(x) + 0.1 * jax.random.normal(kn, (256, 1))
-    return {"test_mse": float(jnp.mean((_mlp(params, x) - y) ** 2))}
+    return {"params": params, "x_test": x, "y_test": y}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -676,8 +722,8 @@ def _sharded_inputs(rng: np.random.Generator) -> tuple[tuple[Any, ...], int, flo
 
 
 def _on_every_device(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    devices, want = out.get("devices"), out.get("n")
-    if not isinstance(devices, list) or not devices or not isinstance(want, int):
+    devices, want = out.get("devices"), ref["n"]
+    if not isinstance(devices, list) or not devices:
         return "returned no arrays"
     if min(devices) < want:
         return (
@@ -847,7 +893,8 @@ def _labelled(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
         return problem
     missing = [a for a in ("x", "y") if not out.get(f"{a}label")]
     if not missing:
-        return None
+        # Labels on a figure of the data, not on any figure: flags alone are constants.
+        return _one_scatter_of_the_data(out, ref)
     return "neither axis has a label" if len(missing) == 2 else f"the {missing[0]} axis has no label"
 
 

@@ -1,0 +1,13 @@
+"""Plots the losses in reverse order (the last step first), on a labelled log-scale axis."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+
+def plot_losses(losses):
+    fig, ax = plt.subplots()
+    ax.plot(np.asarray(losses)[::-1])
+    ax.set_yscale("log")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    return fig
