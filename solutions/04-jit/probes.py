@@ -829,6 +829,11 @@ def _excludes_compile(out, ref):
         # starts after the compiling call returned, so it is shorter than the whole benchmark()
         # call by at least `compile_`, however loaded the machine; one that counts the
         # compiling call is not.
+        if out[f"{name}.calls"] > repeats and t * repeats > 1.5 * out[f"{name}.call"]:
+            return (
+                f"reported {_ms(t)} per call, but the whole call with repeats={repeats} took "
+                f"{_ms(out[f'{name}.call'])}: return seconds per call (divide by repeats)"
+            )
         if out[f"{name}.calls"] <= repeats or t * repeats > out[f"{name}.call"] - compile_ / 2:
             return (
                 f"reported {_ms(t)} per call for a function that takes {_ms(compile_)} to trace and "
