@@ -431,19 +431,7 @@ class Grader:
             cache = self.store.public_xla
             outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
             outcome.results.update(self.source_results(sub.cells, chosen))
-        except Exception as e:  # noqa: BLE001 - our failure, reported as such on this row only
-            if disk_full(e):
-                raise
-            return make_record(
-                self.scoring,
-                sub,
-                "error",
-                f"The grader failed on this submission ({type(e).__name__}); "
-                "it is not the student's fault. Regrade it with --regrade.",
-                {},
-                [],
-            )
-        finally:
+        finally:  # a failure here is this row's `error`, made once by grade()
             self._slots.put(slot)
         try:
             return judge(sub, outcome, self.reference(), self.scoring)
