@@ -146,7 +146,7 @@ class Assignment(_Model):
 
     @property
     def mutants_dir(self) -> Path:
-        return ROOT / "tests" / "mutants" / self.id
+        return ROOT / "solutions" / self.id / "mutants"
 
     def function_question(self) -> dict[str, str]:
         return {f: q for q, spec in self.questions.items() for f in spec.functions}

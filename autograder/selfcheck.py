@@ -3,7 +3,7 @@
     python -m autograder.selfcheck 01-broadcasting [-q q3]
 
 Runs the master's reference solution, the stub and every known-wrong answer under
-``tests/mutants/<assignment>/`` through the hidden probes and prints which pass. The real gate is
+``solutions/<assignment>/mutants/`` through the hidden probes and prints which pass. The real gate is
 ``python -m autograder validate``; this is the quick loop for authors.
 """
 

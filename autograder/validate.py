@@ -1,7 +1,7 @@
 """``python -m autograder validate``: what CI runs for every assignment.
 
 build → grade, in one batch, the reference solution (full marks), the untouched stub (0, status
-``graded``) and every known-wrong answer under ``tests/mutants/`` (loses points on its question)
+``graded``) and every known-wrong answer under ``solutions/<id>/mutants/`` (loses points on its question)
 → check that no solution line or hidden test text is in ``assignments/`` → check that
 ``assignments/`` is exactly what a fresh build makes. Prints a table; non-zero exit on failure.
 
@@ -255,7 +255,7 @@ def validate_assignment(
     (``out/``) are kept there, so that tests can look at the same grading run (the Gradescope
     zip test does).
     ``known_wrong``: grade only these known-wrong answers (file stems under
-    ``tests/mutants/<id>/``); the count checks then fail, so use it only where they are not
+    ``solutions/<id>/mutants/``); the count checks then fail, so use it only where they are not
     the point."""
     keep = workdir is not None
     with (

@@ -26,7 +26,7 @@ from autograder.config import load_course  # noqa: E402
 from autograder.validate import mutant_notebook  # noqa: E402
 
 ASSIGNMENT = "01-broadcasting"
-# Known-wrong answers that make the partial submission (from tests/mutants/01-broadcasting/).
+# Known-wrong answers that make the partial submission (from solutions/01-broadcasting/mutants/).
 PARTIAL = ("q3_", "q5_", "q8_")
 
 
