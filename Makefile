@@ -63,4 +63,4 @@ gpu-env: venv
 	$(BIN)/python -m pip install --quiet -r requirements/gpu.txt
 
 clean:
-	rm -rf build out .pytest_cache .ruff_cache
+	rm -rf build out .pytest_cache .ruff_cache .mypy_cache

@@ -105,20 +105,20 @@ def main(argv: list[str] | None = None) -> int:
         del given["assignments"]  # none named: every assignment of course.yml
     try:
         if args.command == "build":
-            from . import build
+            from .release import build
 
             build.main(**given)
             return 0
         if args.command == "grade":
-            from . import grade
+            from .grading import batch as grade
 
             return grade.main(**given)
         if args.command == "validate":
-            from . import validate
+            from .release import validate
 
             return validate.main(**given)
         if args.command == "export-nbgrader":
-            from . import export_nbgrader
+            from .release import nbgrader as export_nbgrader
 
             export_nbgrader.main(**given)
             return 0

@@ -22,7 +22,7 @@ from .probing.helpers import parse_python
 if TYPE_CHECKING:
     import nbformat
 
-#: The first line of a student notebook's setup cell (:func:`autograder.handout.setup_cell`):
+#: The first line of a student notebook's setup cell (:func:`autograder.release.handout.setup_cell`):
 #: it installs packages where they are missing, so the grader never runs it.
 SETUP_CELL_MARKER = "# Setup: run this cell first."
 

@@ -18,10 +18,10 @@ from typing import Any
 import nbformat
 
 from .config import load_course
-from .execution import load_probes, run_cells
 from .master_format import stub_source
 from .notebooks import code_cells, insert_after_definition
 from .probing import Probe, ProbeSet, decode_run, judge_probe, probe_seed, run_probe, score_question
+from .sandbox.execution import load_probes, run_cells
 
 
 def score(probes: list[Probe], env: dict[str, Any], ref: dict[str, Any], seed: int) -> dict[str, str | None]:

@@ -45,16 +45,17 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from autograder import build, grade  # noqa: E402
 from autograder.config import load_course  # noqa: E402
-from autograder.grader import Grader  # noqa: E402
-from autograder.submissions import collect  # noqa: E402
-from autograder.validate import mutant_notebook  # noqa: E402
+from autograder.grading import batch as grade  # noqa: E402
+from autograder.grading.collect import collect  # noqa: E402
+from autograder.grading.grader import Grader  # noqa: E402
+from autograder.release import build  # noqa: E402
+from autograder.release.validate import mutant_notebook  # noqa: E402
 
 BARE = """
 import sys, json
 from pathlib import Path
-from autograder.execution import load_probes, run_cells
+from autograder.sandbox.execution import load_probes, run_cells
 from autograder.probing import run_probe
 env, _ = run_cells(json.load(open(sys.argv[1])))
 for probe in load_probes(Path(sys.argv[2])).probes:
@@ -207,7 +208,7 @@ def print_dask(folders: dict[str, Path], tmp: Path) -> None:
     run): `--jobs 2` before and after (their mean is the baseline, their spread the machine's
     drift), a LocalCluster of 2 workers running before the clock (`--scheduler`), and
     `--cluster local:2`, which starts and stops one per batch."""
-    from autograder.backends.dask_cluster import local_cluster
+    from autograder.grading.backends.dask_cluster import local_cluster
 
     out = tmp / "dask"
     before = cli_seconds(folders, out, "--jobs", "2")

@@ -21,9 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from autograder import build  # noqa: E402
 from autograder.config import load_course  # noqa: E402
-from autograder.validate import mutant_notebook  # noqa: E402
+from autograder.release import build  # noqa: E402
+from autograder.release.validate import mutant_notebook  # noqa: E402
 
 ASSIGNMENT = "01-broadcasting"
 # Known-wrong answers that make the partial submission (from solutions/01-broadcasting/mutants/).

@@ -120,7 +120,7 @@ class _Groups:
 
 @pytest.fixture(scope="session", autouse=True)
 def reference_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """One folder of reference stores for the session (see autograder/reference.py): every
+    """One folder of reference stores for the session (see autograder/grading/reference.py): every
     test starts from the same cold state as CI, never from the developer's own cache, and each
     assignment's reference runs once however many tests grade it, on whichever worker (a store
     is locked while it is filled, so the second worker to need it waits and reads it)."""

@@ -20,9 +20,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grade, records
 from autograder.config import ROOT, load_course
-from autograder.validate import graded_cells
+from autograder.grading import batch as grade
+from autograder.grading import records
+from autograder.release.validate import graded_cells
 
 pytestmark = pytest.mark.assignment("01-broadcasting")
 
@@ -495,7 +496,7 @@ def udp_listener() -> Iterator[socket.socket]:
 def graded(
     tmp_path_factory: pytest.TempPathFactory, udp_listener: socket.socket
 ) -> tuple[dict[str, dict], Path]:
-    from autograder import build
+    from autograder.release import build
 
     course = load_course()
     a = course.assignment("01-broadcasting")

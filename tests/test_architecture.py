@@ -1,4 +1,5 @@
-"""The grader package's shape: imports flow one way (no circle, lazy imports included)."""
+"""The grader package's shape: imports flow one way (no circle, lazy imports included), and
+release stands on grading, never the reverse."""
 
 from __future__ import annotations
 
@@ -8,15 +9,15 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "autograder"
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path, modules: set[str]) -> set[str]:
+def imports(path: Path, modules: set[str], root: Path = PACKAGE) -> set[str]:
     """The package's modules that ``path`` imports anywhere in its body (a function's lazy
     import counts: it hides a circle, it does not remove it)."""
-    me = module_name(path)
+    me = module_name(path, root)
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -83,12 +84,42 @@ def test_the_cycle_finder_finds_a_circle() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
-def test_the_graph_sees_lazy_and_relative_imports() -> None:
+def test_the_graph_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
+    """A package whose only edges are a lazy import inside a function and a relative one: both
+    are arrows (a graph of top-level imports alone would find neither)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("def f():\n    from . import b\n    return b\n")
+    (tmp_path / "pkg" / "b.py").write_text("X = 1\n")
+    (tmp_path / "pkg" / "c.py").write_text("from .a import f\n")
+    modules = {"pkg", "pkg.a", "pkg.b", "pkg.c"}
+    root = tmp_path / "pkg"
+    assert imports(root / "a.py", modules, root) == {"pkg.b"}
+    assert imports(root / "c.py", modules, root) == {"pkg.a"}
+
+
+def test_the_command_line_reaches_grading_only_lazily() -> None:
+    """``cli`` imports the grade command inside ``main`` (so ``--help`` stays fast): the graph
+    still has that arrow, and it is not a top-level import."""
     graph = import_graph()
-    assert "autograder.grade" in graph["autograder.cli"] or any(
-        "autograder.grade" in deps for deps in graph.values()
-    )
-    assert len(graph) > 15
+    assert "autograder.grading.batch" in graph["autograder.cli"]
+    top = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8")).body
+    top_level = {n.module for n in top if isinstance(n, ast.ImportFrom)}
+    assert not any(m and "grading" in m for m in top_level)
+
+
+def test_release_may_import_grading_and_nothing_else_imports_release() -> None:
+    """The pipeline points one way: ``release`` (build, Gradescope, nbgrader, validate) stands on
+    ``grading``; grading, the sandbox and the shared readers never import release, and the
+    sandbox never imports grading."""
+    graph = import_graph()
+    for module, deps in graph.items():
+        if module.startswith("autograder.release") or module in {"autograder.cli", "autograder.__main__"}:
+            continue
+        assert not [d for d in deps if d.startswith("autograder.release")], module
+        if module.startswith(("autograder.sandbox", "autograder.probing")):
+            assert not [d for d in deps if d.startswith("autograder.grading")], module
+    assert any(d.startswith("autograder.grading") for d in graph["autograder.release.gradescope"])
 
 
 def test_no_import_circle_in_the_grader_package() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import build
 from autograder.config import load_course
+from autograder.release import build
 
 COURSE = load_course()
 
@@ -71,7 +71,7 @@ def test_a_master_with_outputs_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
     nb = nbformat.read(a.master, as_version=4)
     code = next(c for c in nb.cells if c.cell_type == "code")
     code.outputs = [nbformat.v4.new_output("stream", text="hi")]
-    from autograder.execution import load_probes
+    from autograder.sandbox.execution import load_probes
 
     with pytest.raises(build.BuildError, match=r"cell \d+ has outputs or an execution count; clear them"):
         build.check_master(a, nb, load_probes(a.probes_file))

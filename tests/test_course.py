@@ -17,9 +17,9 @@ import pytest
 from tabulate import tabulate
 
 from autograder.config import load_course, with_device_floor
-from autograder.grader import Grader
-from autograder.records import read_records
-from autograder.validate import Check, validate_assignment
+from autograder.grading.grader import Grader
+from autograder.grading.records import read_records
+from autograder.release.validate import Check, validate_assignment
 
 pytestmark = pytest.mark.slow
 

@@ -66,7 +66,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Four submissions: full marks, the stub, one unreadable (its row is made before any
     cluster is reached) and one that loses a question; three tasks, so that with two workers one
     grades two. Each sandboxed notebook costs seconds of CPU on every backend, so no more."""
-    from autograder import build
+    from autograder.release import build
 
     course = load_course()
     a = course.assignment(A)
@@ -136,7 +136,7 @@ def test_without_a_cluster_flag_dask_is_never_imported(batch: Path, tmp_path: Pa
 def test_the_course_build_carries_no_solution_and_grades_alike(baseline: Path, tmp_path: Path) -> None:
     """What a worker receives is plain JSON without the master notebook; a grader made from it
     alone scores like the instructor's (the batch's reference is in the session's store)."""
-    from autograder.grader import Grader
+    from autograder.grading.grader import Grader
     from autograder.master_format import stub_source
     from autograder.notebooks import code_cells, read_notebook
 
@@ -164,7 +164,7 @@ def test_the_course_build_carries_no_solution_and_grades_alike(baseline: Path, t
 
 
 def test_a_sandbox_a_worker_could_not_protect_names_that_worker() -> None:
-    from autograder.backends.dask_cluster import name_worker
+    from autograder.grading.backends.dask_cluster import name_worker
 
     notes = ["the sandbox lacked: Landlock (file and TCP confinement)", "cell 3 raised: NameError"]
     assert name_worker(notes, "worker tcp://10.0.0.7:4100 on node7") == [
@@ -176,7 +176,7 @@ def test_a_sandbox_a_worker_could_not_protect_names_that_worker() -> None:
 def test_a_worker_here_can_cut_its_sandboxes_off_the_network() -> None:
     """A worker refuses to grade where a sandbox would keep TCP (it could reach the scheduler,
     and through it every worker); the machines the course grades on pass."""
-    from autograder.backends.dask_cluster import network_sealed
+    from autograder.grading.backends.dask_cluster import network_sealed
 
     assert network_sealed()
 
@@ -468,10 +468,10 @@ def test_a_worker_record_of_another_submission_becomes_an_error_row(tmp_path: Pa
     points would be someone else's)."""
     from types import SimpleNamespace
 
-    from autograder.backends.dask_cluster import _record
-    from autograder.grader import Grader
-    from autograder.judge import make_record
-    from autograder.submissions import Submission
+    from autograder.grading.backends.dask_cluster import _record
+    from autograder.grading.collect import Submission
+    from autograder.grading.grader import Grader
+    from autograder.grading.judge import make_record
 
     course = load_course()
     grader = Grader(course, course.assignment(A), tmp_path, seed=SEED)
@@ -506,7 +506,7 @@ def test_a_worker_with_more_threads_than_sandbox_slots_never_shares_a_user_id(tm
     """Under root a slot is a user id: a Dask worker's grader gets as many jobs as the worker has
     threads, and past MAX_SANDBOXES a slot would wrap onto the reference's or the stub's id (a
     finished run kills every process of its id). The extra threads wait for a slot instead."""
-    from autograder.grader import MAX_SANDBOXES, REFERENCE_SLOT, STUB_SLOT, Grader
+    from autograder.grading.grader import MAX_SANDBOXES, REFERENCE_SLOT, STUB_SLOT, Grader
     from autograder.sandbox.limits import SLOTS_PER_GRADER, sandbox_uid
 
     course = load_course()

@@ -25,12 +25,12 @@ import nbformat
 import pytest
 import yaml
 
-from autograder import export_nbgrader
-from autograder.build import autograder_master
 from autograder.config import ROOT, load_course
-from autograder.execution import load_probes
 from autograder.master_format import master_questions
 from autograder.notebooks import read_notebook
+from autograder.release import nbgrader as export_nbgrader
+from autograder.release.build import autograder_master
+from autograder.sandbox.execution import load_probes
 from autograder.sandbox.xla_cache import compilation_cache_settings
 
 pytestmark = pytest.mark.slow

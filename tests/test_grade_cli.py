@@ -32,7 +32,7 @@ def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from autograder import build
+    from autograder.release import build
 
     course = load_course()
     a = course.assignment(A)
@@ -277,8 +277,9 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
     questions empty, and neither run resumes from a record graded on other questions."""
     import shutil
 
-    from autograder import grade, records
     from autograder.errors import UsageError
+    from autograder.grading import batch as grade
+    from autograder.grading import records
 
     course = load_course()
     questions = list(course.assignment(A).questions)
@@ -311,7 +312,8 @@ def test_a_new_out_folder_reuses_the_reference_store(
 ) -> None:
     """The reference runs once per course version and environment, not once per --out: a batch
     into a new folder loads what the first one stored (a reference run here would fail)."""
-    from autograder import grade, grader
+    from autograder.grading import batch as grade
+    from autograder.grading import grader
 
     def no_second_run(self: grader.Grader, store: object) -> None:
         raise AssertionError("the reference solution ran again")
@@ -326,7 +328,7 @@ def test_a_new_out_folder_reuses_the_reference_store(
 
 def test_each_new_batch_draws_its_own_seed_and_a_resumed_one_keeps_it(batch: Path, tmp_path: Path) -> None:
     """Hidden inputs that leak once are worth nothing to the next batch; `--seed` reproduces one."""
-    from autograder import records
+    from autograder.grading import records
 
     seeds = [records.batch_seed(tmp_path / name, None) for name in ("a", "b")]
     assert seeds[0] != seeds[1]
@@ -338,7 +340,7 @@ def test_each_new_batch_draws_its_own_seed_and_a_resumed_one_keeps_it(batch: Pat
 # whether JAX (and ml_dtypes with it) had finished importing when that thread started.
 WATCH_THE_PLOTTING_IMPORT = """
 import runpy, sys
-from autograder import grade
+from autograder.grading import batch as grade
 
 def done(name):
     spec = getattr(sys.modules.get(name), "__spec__", None)
@@ -483,7 +485,7 @@ def test_debug_anywhere_shows_the_traceback_and_no_hint(
     where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     from autograder import cli as cli_module
-    from autograder import grade
+    from autograder.grading import batch as grade
 
     def broken(**kw: object) -> int:
         raise RuntimeError("a bug of ours")
@@ -516,7 +518,7 @@ def test_on_a_terminal_a_line_said_while_the_bar_is_up_goes_above_it() -> None:
     import io
     from types import SimpleNamespace
 
-    from autograder.console import Console
+    from autograder.grading.console import Console
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -634,7 +636,8 @@ def test_a_full_disk_while_writing_the_gradebook_keeps_the_previous_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The same on any machine: the disk fills up as the gradebook's fourth version is written."""
-    from autograder import grade, records
+    from autograder.grading import batch as grade
+    from autograder.grading import records
 
     subs = invalid_batch(tmp_path / "subs", 6)
     out = tmp_path / "out"
@@ -668,7 +671,8 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
 ) -> None:
     """SystemExit, KeyboardInterrupt (raised by code: no SIGINT came) or any BaseException in
     one submission's grading or recording is that row's `error`; the batch goes on (exit 0)."""
-    from autograder import grade, grader, report
+    from autograder.grading import batch as grade
+    from autograder.grading import grader, report
     from autograder.sandbox.run import RunOutcome
 
     raises = {"SYSTEM_EXIT": SystemExit(2), "INTERRUPT": KeyboardInterrupt(), "UNFORESEEN": Unforeseen()}
@@ -723,7 +727,8 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
 
 
 def test_the_instructors_ctrl_c_stops_the_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from autograder import grade, grader
+    from autograder.grading import batch as grade
+    from autograder.grading import grader
 
     def run(self, cells, slot, probes, cache, *, writes=False):  # noqa: ANN001, ANN202
         os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends the grader's main thread

@@ -3,7 +3,7 @@
 Otter's own autograder ran the hidden tests inside the student's kernel, beside a shipped
 ``reference_solution.py``: a cell ``from reference_solution import *`` scored full marks. The zip
 now holds the solution only under ``files/solutions/`` (read by the grader, never by a sandbox)
-and runs ``autograder.gradescope``. The attack below is the stub notebook plus a cell that looks
+and runs ``autograder.release.gradescope``. The attack below is the stub notebook plus a cell that looks
 for the solution everywhere it could be and runs what it finds: it must score 0, while the same
 cell run outside the sandbox does find it (so a leak would show as points), and the honest
 reference keeps full marks through the same ``run_autograder``.
@@ -26,10 +26,10 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from autograder import build, gradescope
 from autograder.config import ROOT, load_course
-from autograder.execution import load_probes
 from autograder.notebooks import defined_names, read_notebook
+from autograder.release import build, gradescope
+from autograder.sandbox.execution import load_probes
 
 A = "01-broadcasting"
 COURSE = load_course()
@@ -154,7 +154,13 @@ def test_the_zip_holds_the_grader_and_the_solution_only_where_the_grader_reads(
     # The grader as this repository has it, and the requirements CI tested.
     package = ROOT / "autograder"
     shipped = {p.relative_to(files / "autograder") for p in (files / "autograder").rglob("*") if p.is_file()}
-    ours = {p.relative_to(package) for p in package.rglob("*.py") if "__pycache__" not in p.parts}
+    ours = {
+        p.relative_to(package)
+        for p in package.rglob("*")
+        if p.is_file()
+        and p.suffix != ".pyc"
+        and not any(x == "__pycache__" or x.startswith(".") for x in p.relative_to(package).parts)
+    }
     assert shipped == ours
     assert all((files / "autograder" / p).read_bytes() == (package / p).read_bytes() for p in ours)
     assert (tmp_path / "requirements.txt").read_bytes() == (
@@ -259,7 +265,7 @@ def test_each_submission_gets_a_results_json_with_one_sentence(
 ) -> None:
     """No notebook, several notebooks, a grader failure: score 0 and one sentence saying so,
     never a traceback; grading itself is faked here (the tests above run it for real)."""
-    from autograder import grade
+    from autograder.grading import batch as grade
 
     a = COURSE.assignment(A)
     one = COURSE.model_copy(update={"assignments": [a]})
@@ -306,3 +312,16 @@ def test_the_submission_is_found_where_gradescope_may_put_it(tmp_path: Path) -> 
     assert gradescope.find_submission(sub, "broadcasting.ipynb") == sub / "work" / "broadcasting.ipynb"
     (sub / "work" / "link.ipynb").symlink_to("/etc/passwd")
     assert gradescope.find_submission(sub, "broadcasting.ipynb") == sub / "work" / "broadcasting.ipynb"
+
+
+def test_the_shell_scripts_agree_with_the_runtime_they_start() -> None:
+    """``run_autograder`` and ``setup.sh`` are template files shipped as they are; the values they
+    share with :mod:`autograder.release.gradescope` (the root variable, the venv, the fallback
+    results, the module to run) are the runtime's."""
+    run = (gradescope.TEMPLATES / "run_autograder").read_text()
+    setup = (gradescope.TEMPLATES / "setup.sh").read_text()
+    assert f"${{{gradescope.ROOT_ENV}:-{gradescope.DEFAULT_ROOT}}}" in run
+    assert f"{gradescope.VENV}/bin/python" in run and f"-m {gradescope.__name__}" in run
+    assert f"'{gradescope.FALLBACK_RESULTS}'" in run
+    assert f'"$python" -m venv {gradescope.VENV}' in setup
+    assert run.startswith("#!/usr/bin/env bash") and setup.startswith("#!/usr/bin/env bash")

@@ -24,10 +24,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grade
 from autograder.config import load_course
+from autograder.grading import batch as grade
 from autograder.notebooks import defined_names
-from autograder.validate import graded_cells
+from autograder.release.validate import graded_cells
 
 SEED = 20270120  # the batches' seed, so that a failure can be reproduced
 
@@ -1069,7 +1069,7 @@ ASSIGNMENTS = [B, P, A, J, T, N]
 def grade_batch(aid: str, tmp: Path) -> dict[str, dict]:
     """``aid``'s honest notebooks and its control (the reference's graded cells alone), graded
     in one batch under the course's own limits: each row's results.json, by submission file."""
-    from autograder import build
+    from autograder.release import build
 
     course = load_course()
     a = course.assignment(aid)

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograder.judge import MAX_SANDBOX_TEXT, SANDBOX_TEXT_BUDGET, Scoring, judge, make_record
+from autograder.grading.collect import Submission
+from autograder.grading.judge import MAX_SANDBOX_TEXT, SANDBOX_TEXT_BUDGET, Scoring, judge, make_record
 from autograder.probing import PlainArray, Probe, ProbeSet, decode_outputs, encode_outputs, judge_probe
 from autograder.sandbox.run import RunOutcome
-from autograder.submissions import Submission
 
 hidden = ProbeSet("demo")
 
@@ -237,7 +237,7 @@ def test_a_judge_that_reads_nothing_still_fails_an_ungraded_result() -> None:
 @functools.cache
 def _course_probes(assignment: str) -> ProbeSet:
     from autograder.config import load_course
-    from autograder.execution import load_probes
+    from autograder.sandbox.execution import load_probes
 
     return load_probes(load_course().assignment(assignment).probes_file)
 
@@ -521,7 +521,7 @@ def test_a_forged_channel_cannot_carry_the_hidden_tests_to_the_feedback(assignme
     cell too. With the real hidden tests as the grader holds them, none of their lines (those
     `validate` looks for in a release) reaches the record."""
     from autograder.config import load_course
-    from autograder.validate import hidden_lines
+    from autograder.release.validate import hidden_lines
 
     a = load_course().assignment(assignment)
     source = a.probes_file.read_text()

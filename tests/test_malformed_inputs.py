@@ -15,7 +15,7 @@ import pytest
 
 from autograder.config import load_course
 from autograder.errors import UsageError
-from autograder.submissions import collect
+from autograder.grading.collect import collect
 
 COURSE = load_course(check_files=False)
 BROADCASTING = COURSE.assignment("01-broadcasting")
@@ -259,7 +259,7 @@ import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (1536 * 2**20, 1536 * 2**20))
 from pathlib import Path
 from autograder.config import load_course
-from autograder.submissions import collect
+from autograder.grading.collect import collect
 course = load_course(check_files=False)
 start = time.monotonic()
 subs, _ = collect(Path(sys.argv[1]), course.assignment("01-broadcasting"), course)
@@ -382,8 +382,8 @@ def test_code_nested_too_deeply_is_invalid_with_its_cell(folder: Path, kind: str
 
 
 def test_honest_notebooks_are_far_below_every_bound() -> None:
+    from autograder.grading.collect import code_problem
     from autograder.notebooks import read_notebook
-    from autograder.submissions import code_problem
 
     for a in COURSE.assignments:
         for path in (a.master, a.release_dir / a.notebook):
@@ -545,7 +545,7 @@ def test_an_unforeseen_failure_in_a_batch_zip_member_is_that_rows_error(
 ) -> None:
     """`guarded`'s fallback once swapped its arguments for members of a batch zip: the guard
     itself raised TypeError and stopped the batch."""
-    from autograder import submissions
+    from autograder.grading import collect as submissions
 
     real = submissions.parse_notebook
 
@@ -573,7 +573,8 @@ def test_an_unforeseen_failure_in_a_batch_zip_member_is_that_rows_error(
 def test_any_exception_while_reading_one_file_is_that_rows_error(
     folder: Path, monkeypatch: pytest.MonkeyPatch, raised: BaseException
 ) -> None:
-    from autograder import errors, submissions
+    from autograder import errors
+    from autograder.grading import collect as submissions
 
     real = submissions.parse_notebook
 
@@ -596,7 +597,8 @@ def test_the_instructors_own_ctrl_c_still_stops_the_batch(
 ) -> None:
     import signal
 
-    from autograder import errors, submissions
+    from autograder import errors
+    from autograder.grading import collect as submissions
 
     def interrupted(text: str, name: str, **kw: object):
         os.kill(os.getpid(), signal.SIGINT)

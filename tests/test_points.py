@@ -11,11 +11,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import build, export_nbgrader
 from autograder.config import ROOT, load_course
-from autograder.grader import Grader
+from autograder.grading.grader import Grader
 from autograder.master_format import marked_cells, master_questions, split_test_config
 from autograder.probing import POINTS_GRID
+from autograder.release import build
+from autograder.release import nbgrader as export_nbgrader
 
 COURSE = load_course()
 IDS = [a.id for a in COURSE.assignments]

@@ -286,7 +286,7 @@ def _q9_verdicts(benchmark) -> dict[str, str | None]:  # noqa: ANN001
     """Each q9 probe of 04-jit run in this process on ``benchmark`` and judged against the
     reference answer's run: probe name to the judge's sentence (``None``: passed)."""
     from autograder.config import load_course
-    from autograder.execution import load_probes
+    from autograder.sandbox.execution import load_probes
 
     probes = load_probes(load_course().assignment("04-jit").probes_file)
     verdicts = {}

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import reference
+from autograder.grading import reference
+from autograder.grading.reference import STORE_TTL_DAYS, Store, prune, store_key
 from autograder.probing import PlainArray
-from autograder.reference import STORE_TTL_DAYS, Store, prune, store_key
 from autograder.sandbox.run import RunOutcome
 
 

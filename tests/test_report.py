@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from autograder.config import load_course
-from autograder.records import Record
-from autograder.report import (
+from autograder.grading.records import Record
+from autograder.grading.report import (
     feedback_html,
     hidden_test_rates,
     histogram_figure,

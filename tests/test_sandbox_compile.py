@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import load_course
-from autograder.grader import CPU_XLA_FLAGS, CPU_XLA_FLAGS_CHECKED, Grader, cpu_xla_flags
+from autograder.grading.grader import CPU_XLA_FLAGS, CPU_XLA_FLAGS_CHECKED, Grader, cpu_xla_flags
 
 
 def test_a_cpu_sandbox_compiles_with_the_jobs_xla_flags(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import load_course
-from autograder.grader import Grader
+from autograder.grading.grader import Grader
 from autograder.sandbox import landlock
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from autograder.config import ROOT, load_course
-from autograder.grader import Grader
+from autograder.grading.grader import Grader
 from autograder.sandbox.limits import SandboxLimits, scratch_mb
 from autograder.sandbox.run import RunOutcome, remove_tree
 
@@ -375,7 +375,7 @@ NONROOT_SCRIPT = """
 import json, sys
 from pathlib import Path
 from autograder.config import load_course
-from autograder.grader import Grader
+from autograder.grading.grader import Grader
 from autograder.sandbox.limits import SandboxLimits
 spec = json.loads(Path(sys.argv[1]).read_text())
 course = load_course()

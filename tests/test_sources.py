@@ -1,13 +1,13 @@
 """Source gates read the submitted cells in the grader, resolve names as Python does, and fail
-closed on what they cannot resolve (autograder/sources.py). Each honest habit keeps the gate's
+closed on what they cannot resolve (autograder/grading/gates.py). Each honest habit keeps the gate's
 reading clean; each attack either shows the library call or loop it hides, or fails closed."""
 
 from __future__ import annotations
 
 import pytest
 
+from autograder.grading.gates import source_namespace
 from autograder.probing import ProbeError, forbidden_names, python_loops, source_of
-from autograder.sources import source_namespace
 
 PLAIN = "import jax\nimport jax.numpy as jnp\n\ndef outer(x, y):\n    return helper(x)[:, None] * y\n"
 HELPER = "def helper(x):\n    return x\n"

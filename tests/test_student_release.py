@@ -67,7 +67,7 @@ def _run(*runs: tuple[nbformat.NotebookNode, Path]) -> list[list[tuple[str, str]
 def _build(assignment: str, tmp_path: Path) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
     """Build ``assignment`` under ``tmp_path``; its stub notebook, and the stub with every code
     cell the reference changes replaced by the reference's."""
-    from autograder import build
+    from autograder.release import build
 
     a = COURSE.assignment(assignment)
     build.build_assignment(a, COURSE, release_root=tmp_path / "release", build_root=tmp_path / "build")
@@ -117,8 +117,8 @@ def test_student_requirements_pin_what_the_notebooks_import_and_all_they_need(
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
-    from autograder.handout import notebook_pins
     from autograder.notebooks import executable_source
+    from autograder.release.handout import notebook_pins
 
     ours = pins(STUDENT_REQUIREMENTS)
     lock = {n: v for n, (v, _) in pins(ROOT / "requirements" / "lock.txt").items()}
@@ -161,8 +161,8 @@ def test_student_requirements_pin_what_the_notebooks_import_and_all_they_need(
 def test_every_student_notebook_starts_with_the_setup_cell_the_grader_skips() -> None:
     """The first cell installs the pins where they are missing; grading never runs it (it
     would install packages), and it leaves no name behind in the student's namespace."""
-    from autograder.handout import notebook_pins
     from autograder.notebooks import SETUP_CELL_MARKER, executable_source
+    from autograder.release.handout import notebook_pins
 
     for a in COURSE.assignments:
         nb = nbformat.read(a.release_dir / a.notebook, as_version=4)
@@ -179,7 +179,7 @@ def test_the_student_zip_holds_the_notebook_and_nothing_secret(tmp_path: Path) -
     """build/<id>/<id>-student.zip: the release folder under <id>/ (the notebook, with its public
     tests inside), byte for byte; no solution, hidden test, probe or reference file by name, and
     no solution line or hidden test in its text (validate's leak checks)."""
-    from autograder import build, validate
+    from autograder.release import build, validate
 
     build.main(release_root=tmp_path / "release", build_root=tmp_path / "build", course=COURSE, quiet=True)
     for a in COURSE.assignments:

@@ -7,8 +7,8 @@ import nbformat
 import pytest
 
 from autograder.config import load_course
-from autograder.records import Record
-from autograder.validate import LEAN, graded_cells, grading_checks, mutant_notebook
+from autograder.grading.records import Record
+from autograder.release.validate import LEAN, graded_cells, grading_checks, mutant_notebook
 
 SETUP = "import jax.numpy as jnp\nSCALE = 2.0"
 DEMO = "x = jnp.arange(3.0)\nprint(x * SCALE)  # a teaching demo: binds x, which nothing reads"
@@ -72,7 +72,7 @@ def test_a_known_wrong_answer_the_grader_failed_on_is_reported_as_not_graded() -
 def test_validate_reports_a_line_per_check_on_stderr_off_a_terminal(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from autograder import validate
+    from autograder.release import validate
 
     fake = [
         validate.Check("01-broadcasting", "release is fresh", True, ""),

@@ -24,9 +24,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from ..execution import compile_cell, fake_otter, new_namespace
 from ..probing import describe_exception, run_probe
 from . import integrity, limits, privileges
+from .execution import compile_cell, fake_otter, new_namespace
 from .xla_cache import compilation_cache_settings
 
 MAX_FRAME = 64 * 2**20

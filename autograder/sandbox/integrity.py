@@ -52,7 +52,7 @@ PROTECTED_MODULES = (
     "autograder.probing.otter_bridge",
     "autograder.probing.plain",
     "autograder.probing.running",
-    "autograder.execution",
+    "autograder.sandbox.execution",
     "autograder.notebooks",
     "autograder.sandbox",
     "autograder.sandbox.child",

@@ -23,7 +23,7 @@ from statistics import mean, median
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .config import Assignment
+from ..config import Assignment
 from .records import atomic_write
 
 if TYPE_CHECKING:

@@ -46,15 +46,15 @@ import dask
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
 from distributed.scheduler import KilledWorker
 
-from ..config import ROOT
+from ...config import ROOT
+from ...probing import shorten
+from ...sandbox import landlock
+from ...sandbox.run import remove_tree
+from ..collect import Submission
 from ..console import Console
 from ..grader import Grader, GradingFailed
 from ..judge import make_record
-from ..probing import shorten
 from ..records import Record
-from ..sandbox import landlock
-from ..sandbox.run import remove_tree
-from ..submissions import Submission
 
 #: On a LocalCluster: a submission whose worker died this many times plus one is ``crashed``.
 ALLOWED_FAILURES = 2
@@ -196,7 +196,7 @@ def cluster_records(
 ) -> Iterator[Record]:
     """Grade ``todo`` on the cluster at ``scheduler``, or on a LocalCluster of ``workers``
     processes started here, yielding each record as it arrives; as
-    :func:`autograder.grade.local_records` does on this machine. ``console`` is told the
+    :func:`autograder.grading.batch.local_records` does on this machine. ``console`` is told the
     cluster's size and its dashboard's link (nothing is printed without one)."""
     ship = []
     for s in todo:

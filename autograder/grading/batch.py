@@ -4,7 +4,7 @@ A grading run reads as a list, one step per function: collect (unpack and check 
 execute in a sandbox (cells, then probes) → judge against the reference → record (results JSON,
 feedback page, gradebook row). The unit of work is "one submission in, one record of plain data
 out", with the read-only course build as the only shared state: this machine's thread pool
-(:func:`local_records`) or a Dask cluster (:mod:`autograder.backends`) grades, and this process
+(:func:`local_records`) or a Dask cluster (:mod:`autograder.grading.backends`) grades, and this process
 alone records.
 """
 
@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 # Light imports only: the grader's own (nbformat, NumPy, JAX: ~1.5 s) come in main, once the
 # zygote has started importing beside them.
-from .errors import UsageError, noting_interrupts, stops_the_batch
+from ..errors import UsageError, noting_interrupts, stops_the_batch
+from ..sandbox.limits import MAX_SANDBOXES, SandboxLimits
+from ..sandbox.zygote import Zygote, start_zygote
 from .records import Record, atomic_write, batch_seed, disk_full, read_record, read_records, write_gradebook
-from .sandbox.limits import MAX_SANDBOXES, SandboxLimits
-from .sandbox.zygote import Zygote, start_zygote
 
 if TYPE_CHECKING:
-    from .config import Assignment, Course
+    from ..config import Assignment, Course
+    from .collect import Submission
     from .grader import Grader
-    from .submissions import Submission
 
 
 def main(
@@ -70,9 +70,9 @@ def main(
 
     ``scheduler`` (a Dask scheduler's address) or ``cluster`` (``local:N``, a Dask LocalCluster
     of N worker processes started for this run) grade on a cluster instead of this machine's
-    pool of ``jobs`` threads (:mod:`autograder.backends`); records are written here alike.
+    pool of ``jobs`` threads (:mod:`autograder.grading.backends`); records are written here alike.
 
-    What it prints (:mod:`autograder.console`): progress on stderr (a bar on a terminal, a line
+    What it prints (:mod:`autograder.grading.console`): progress on stderr (a bar on a terminal, a line
     per submission elsewhere), then with ``summary`` the gradebook's table and where the files
     are on stdout; ``quiet`` keeps only warnings and errors.
 
@@ -167,7 +167,7 @@ def _grade(
 ) -> int:
     """:func:`main` once the zygote, if it could start first, has: the arguments checked, then
     the batch graded."""
-    from .config import load_course
+    from ..config import load_course
 
     course = course or load_course()
     a = course.assignment(assignment)
@@ -190,10 +190,10 @@ def _grade(
 
         if gpu_count() == 0:
             raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
+    from .collect import collect
     from .console import Console, plural, summary_text
     from .grader import Grader, GradingFailed
     from .report import write_feedback, write_report
-    from .submissions import collect
 
     subs, skipped = collect(submissions, a, course)
     questions = list(a.questions)
@@ -319,7 +319,7 @@ def import_plotting_library() -> None:
 
 def local_records(grader: Grader, todo: Sequence[Submission], jobs: int) -> Iterator[Record]:
     """Grade ``todo`` on this machine, ``jobs`` sandboxes at a time, yielding each record as
-    it is done (the default; :func:`autograder.backends.dask_cluster.cluster_records` is the
+    it is done (the default; :func:`autograder.grading.backends.dask_cluster.cluster_records` is the
     same on a Dask cluster); ``grader`` was made with as many slots. Closed early (the batch
     stopped: a full disk, Ctrl-C), it waits only for the sandboxes already running."""
     pool = ThreadPoolExecutor(max_workers=jobs)
@@ -402,7 +402,7 @@ def _limits(base: dict[str, Any], **overrides: float | None) -> SandboxLimits:
     ``course.yml`` obeys (a zero or negative limit would time out every row)."""
     from pydantic import ValidationError
 
-    from .config import Limits
+    from ..config import Limits
 
     merged = {**base, **{k: v for k, v in overrides.items() if v is not None}}
     try:

@@ -36,9 +36,9 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .notebooks import executable_source
-from .probing import SourceFunction, SourceNamespace
-from .probing.helpers import parse_python
+from ..notebooks import executable_source
+from ..probing import SourceFunction, SourceNamespace
+from ..probing.helpers import parse_python
 
 #: Libraries whose names a gated function may reach; each is written out in full for the judges.
 LIBRARY_ROOTS = frozenset(
@@ -101,7 +101,7 @@ READING_CALLS = frozenset(
      "dir"}
 )  # fmt: skip
 #: What IPython's input transformer writes for magics, `!` and `?`: the sandbox's shell runs
-#: these (see :class:`autograder.execution.Shell`); none of them binds a name but the code of
+#: these (see :class:`autograder.sandbox.execution.Shell`); none of them binds a name but the code of
 #: `%timeit` and friends, which is read as code.
 SHELL_METHODS = frozenset({"run_line_magic", "run_cell_magic", "system", "getoutput"})
 _TIMEIT_OPTIONS = re.compile(r"^\s*(?:-[nrp]\s*\S+\s+|-\w+\s+)*")

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .config import Assignment, Course, Uploads
-from .errors import NotebookError, UsageError, stops_the_batch
-from .notebooks import code_cells, defined_names, executable_source, parse_notebook
-from .probing.helpers import parse_python
+from ..config import Assignment, Course, Uploads
+from ..errors import NotebookError, UsageError, stops_the_batch
+from ..notebooks import code_cells, defined_names, executable_source, parse_notebook
+from ..probing.helpers import parse_python
 
 BATCH_MAX_MEMBERS = 10_000
 
@@ -49,7 +49,7 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 #: What a student does about a zip the grader cannot read whole.
 EXPORT_AGAIN = "export it again with grader.export(pdf=False), or submit the .ipynb itself"
 #: A notebook without a cell: on Google Colab, where the kernel cannot read the notebook, the
-#: setup cell (:mod:`autograder.handout`) writes such a placeholder for otter, and an export
+#: setup cell (:mod:`autograder.release.handout`) writes such a placeholder for otter, and an export
 #: made there zips it.
 EMPTY_NOTEBOOK = (
     "has no cells (an export made on Google Colab holds an empty placeholder, not your work: "

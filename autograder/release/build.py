@@ -3,10 +3,10 @@
 For each assignment: check the master → otter assign (student notebook and public tests) →
 normalise the student files (setup cell first, export cell last, no outputs, stable cell ids) into
 ``assignments/<id>/`` → write the Gradescope autograder zip (:func:`gradescope_zip`), the student
-handout zip (:mod:`autograder.handout`) and the solved notebook under ``build/<id>/``.
+handout zip (:mod:`autograder.release.handout`) and the solved notebook under ``build/<id>/``.
 Same sources, same bytes, zips included.
 
-The zip grades with this project's sandboxed grader (:mod:`autograder.gradescope`), not with
+The zip grades with this project's sandboxed grader (:mod:`autograder.release.gradescope`), not with
 otter's autograder, whose hidden tests run inside the student's kernel: there a notebook cell
 could import the shipped reference solution or patch the tests. :func:`autograder_master` still
 makes that otter build's master, for comparisons (the nbgrader export's points, the benchmark);
@@ -28,14 +28,17 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from .config import ROOT, Assignment, Course, load_course
-from .errors import BuildError, NotebookError
-from .execution import load_probes
-from .gradescope import RUN_AUTOGRADER, SETUP_SH
+from ..config import ROOT, Assignment, Course, load_course
+from ..errors import BuildError, NotebookError
+from ..master_format import config_cell, marked_cells, master_config, master_questions, with_points
+from ..notebooks import executable_source, read_notebook
+from ..probing import ProbeSet
+from ..sandbox.execution import load_probes
 from .handout import add_export_cell, add_setup_cell, write_handout
-from .master_format import config_cell, marked_cells, master_config, master_questions, with_points
-from .notebooks import executable_source, read_notebook
-from .probing import ProbeSet
+
+#: The shell scripts Gradescope runs (``setup.sh`` once per image, ``run_autograder`` once per
+#: submission), shipped as they are: the runtime they start is :mod:`.gradescope`.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 BUILD_ROOT = ROOT / "build"
 RELEASE_ROOT = ROOT / "assignments"
@@ -150,7 +153,7 @@ def kernel_support_files(a: Assignment, nb: nbformat.NotebookNode) -> dict[str, 
     """``{relative path: text}`` of what hidden tests run in a student's kernel need beside it
     (otter's in-kernel autograder, the nbgrader export): the :mod:`autograder.probing` package
     alone of the grader, the probes and the reference solution as a module."""
-    package = Path(__file__).resolve().parent / "probing"
+    package = Path(__file__).resolve().parent.parent / "probing"
     files = {"autograder/__init__.py": '"""Hidden-test support: the probing package alone."""\n'}
     for path in sorted(package.glob("*.py")):
         files[f"autograder/probing/{path.name}"] = path.read_text(encoding="utf-8")
@@ -237,17 +240,17 @@ def course_yaml(a: Assignment, course: Course) -> str:
 def gradescope_members(a: Assignment, course: Course) -> dict[str, bytes]:
     """What the Gradescope zip holds, by member name: Gradescope's ``setup.sh``,
     ``run_autograder`` and ``requirements.txt``, and under ``files/`` a course of its own
-    (:mod:`autograder.gradescope`): the grader package, ``course.yml`` with ``a`` alone, and
+    (:mod:`autograder.release.gradescope`): the grader package, ``course.yml`` with ``a`` alone, and
     ``solutions/<id>/`` (master and probes), which only the grader reads."""
     members = {
-        "run_autograder": RUN_AUTOGRADER.encode(),
-        "setup.sh": SETUP_SH.encode(),
+        "run_autograder": (TEMPLATES / "run_autograder").read_bytes(),
+        "setup.sh": (TEMPLATES / "setup.sh").read_bytes(),
         "requirements.txt": (ROOT / "requirements" / "autograder.txt").read_bytes(),
         "files/course.yml": course_yaml(a, course).encode(),
         f"files/solutions/{a.id}/{a.notebook}": a.master.read_bytes(),
         f"files/solutions/{a.id}/probes.py": a.probes_file.read_bytes(),
     }
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent
     for path in sorted(package.rglob("*")):
         rel = path.relative_to(package)
         if path.is_file() and not any(p == "__pycache__" or p.startswith(".") for p in rel.parts):

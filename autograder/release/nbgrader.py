@@ -36,11 +36,11 @@ from typing import Any
 
 import nbformat
 
+from ..config import ROOT, Assignment, Course, load_course
+from ..errors import BuildError
+from ..master_format import SOLUTION_LINE, marked_cells, split_test_config
+from ..probing import ProbeSet
 from .build import kernel_support_files, load_sources, stable_ids, write_notebook
-from .config import ROOT, Assignment, Course, load_course
-from .errors import BuildError
-from .master_format import SOLUTION_LINE, marked_cells, split_test_config
-from .probing import ProbeSet
 
 SUPPORT_DIR = "autograder_support"
 """Folder of OUT, beside ``source/``, holding each assignment's hidden-test support files."""

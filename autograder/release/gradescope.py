@@ -1,4 +1,4 @@
-"""``python -m autograder.gradescope``: grade one Gradescope submission with the sandboxed grader.
+"""``python -m autograder.release.gradescope``: grade one Gradescope submission with the sandboxed grader.
 
 Gradescope unpacks ``build/<id>/<id>-autograder.zip`` into ``/autograder/source/``, runs
 ``setup.sh`` once when it builds the image, then ``run_autograder`` once per submission. That
@@ -36,7 +36,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from .config import COURSE_FILE, Assignment, Course, load_course
+from ..config import COURSE_FILE, Assignment, Course, load_course
 
 ROOT_ENV = "AUTOGRADER_GRADESCOPE_ROOT"
 DEFAULT_ROOT = Path("/autograder")
@@ -51,64 +51,13 @@ GRADER_FAILED = (
     "The autograder failed while grading this submission; this is not your fault: "
     "ask your instructor to regrade it."
 )
-#: What ``run_autograder`` writes when Python could not even start (a broken image).
+#: What ``run_autograder`` writes when Python could not even start (a broken image); the shell
+#: scripts Gradescope runs are files beside this module, ``templates/run_autograder`` and
+#: ``templates/setup.sh``, which repeat these values (``tests/test_gradescope.py`` holds them equal).
 FALLBACK_RESULTS = json.dumps(
     {"score": 0.0, "output": GRADER_FAILED, "tests": [], "stdout_visibility": "hidden"}
 )
-
-RUN_AUTOGRADER = f"""\
-#!/usr/bin/env bash
-# Gradescope runs this once per submission, as root. It grades the notebook (or the zip from
-# grader.export()) in /autograder/submission/ with the course's sandboxed grader and writes
-# /autograder/results/results.json. See autograder/gradescope.py in the course repository.
-# AUTOGRADER_GRADESCOPE_ROOT replaces /autograder; AUTOGRADER_PYTHON picks the interpreter.
-set -u
-root="${{{ROOT_ENV}:-{DEFAULT_ROOT}}}"
-files="$root/source/files"
-results="$root/results/results.json"
-# Only this user may read the solution: every sandbox runs as a user of its own.
-chmod -R go-rwx "$files/solutions"
-python="${{AUTOGRADER_PYTHON:-{VENV}/bin/python}}"
-[ -x "$python" ] || python=python3
-mkdir -p "$root/results"
-rm -f "$results"
-cd "$files" && PYTHONPATH="$files" PYTHONDONTWRITEBYTECODE=1 "$python" -m autograder.gradescope
-status=$?
-if [ ! -s "$results" ]; then
-    echo "run_autograder: the grader wrote no results (exit status $status)" >&2
-    printf '%s\\n' '{FALLBACK_RESULTS}' > "$results"
-fi
-exit 0
-"""
-
-SETUP_SH = f"""\
-#!/usr/bin/env bash
-# Gradescope runs this once, as root and with network access, while it builds the autograder
-# image. It installs Python >= 3.11 and the grader's pinned requirements in
-# {VENV}, readable by every user: each submission's sandbox runs as a user
-# of its own and imports from it. Then only root may read the solution.
-set -euo pipefail
-source_dir=/autograder/source
-export DEBIAN_FRONTEND=noninteractive
-apt-get update
-if python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-    apt-get install -y --no-install-recommends python3-venv
-    python=python3
-else
-    # An older base image (Ubuntu 22.04 ships Python 3.10): conda-forge's Python, under /opt.
-    apt-get install -y --no-install-recommends wget ca-certificates
-    wget -nv -O /tmp/miniforge.sh \\
-        "https://github.com/conda-forge/miniforge/releases/download/25.3.1-0/Miniforge3-Linux-$(uname -m).sh"
-    bash /tmp/miniforge.sh -b -p /opt/miniforge3
-    python=/opt/miniforge3/bin/python3
-fi
-"$python" -m venv {VENV}
-{VENV}/bin/python -m pip install --no-cache-dir --upgrade pip
-{VENV}/bin/python -m pip install --no-cache-dir -r "$source_dir/requirements.txt"
-chmod -R a+rX {VENV}
-chmod -R go-rwx "$source_dir/files/solutions"
-"""
-
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 class NoSubmission(Exception):
     """The submission folder holds no single notebook to grade; the message is for the student."""
@@ -175,7 +124,7 @@ def submission_seed(a: Assignment, folder: Path) -> int:
 
 def grade_submission(root: Path, course: Course) -> dict[str, Any]:
     """Grade the submission under ``root/submission`` and return its results.json content."""
-    from . import grade
+    from ..grading import batch as grade
 
     if len(course.assignments) != 1:
         raise ValueError(f"the autograder's course.yml lists {len(course.assignments)} assignments, not one")

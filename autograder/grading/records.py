@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:
-    from .submissions import Submission
+    from .collect import Submission
 
 Status = Literal["graded", "invalid", "timeout", "memory", "crashed", "tampered", "error"]
 """How grading of one submission ended: ``graded`` (every chosen question judged), ``invalid``
@@ -184,7 +184,7 @@ def batch_seed(out: Path, seed: int | None, assignment: str | None = None) -> in
     recorded, else a fresh random one; recorded there either way, with ``assignment``. A folder
     is one assignment's class: :class:`~autograder.errors.UsageError` if ``out`` already holds
     another assignment's batch."""
-    from .errors import UsageError
+    from ..errors import UsageError
 
     path = out / "batch.json"
     try:

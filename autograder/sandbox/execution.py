@@ -9,8 +9,8 @@ import types
 from pathlib import Path
 from typing import Any
 
-from .notebooks import executable_source
-from .probing import ProbeSet
+from ..notebooks import executable_source
+from ..probing import ProbeSet
 
 
 def fake_otter() -> types.ModuleType:

@@ -1,7 +1,7 @@
 """The grader of one assignment: its reference run and store, its sandboxes, one submission's
-grading (execute, then the pure :func:`autograder.judge.judge`). :mod:`autograder.grade` runs it
-over a batch on this machine; :mod:`autograder.backends.dask_cluster` runs copies of it on
-Dask workers (:meth:`Grader.build` / :meth:`Grader.from_build`).
+grading (execute, then the pure :func:`.judge.judge`). :mod:`.batch` runs it over a batch on this
+machine; :mod:`.backends.dask_cluster` runs copies of it on Dask workers (:meth:`Grader.build` /
+:meth:`Grader.from_build`).
 """
 
 from __future__ import annotations
@@ -19,25 +19,25 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from .config import ROOT, Assignment, Course
-from .errors import stops_the_batch
-from .judge import Scoring, judge, make_record
-from .master_format import stub_source
-from .notebooks import code_cells, read_notebook
-from .probing import (
+from ..config import ROOT, Assignment, Course
+from ..errors import stops_the_batch
+from ..master_format import stub_source
+from ..notebooks import code_cells, read_notebook
+from ..probing import (
     ProbeSet,
     decode_run,
     probe_seed,
     run_probe,
 )
+from ..sandbox import landlock
+from ..sandbox.limits import MAX_SANDBOXES, SandboxLimits, sandbox_user
+from ..sandbox.run import RunOutcome, run_sandboxed
+from ..sandbox.zygote import Zygote, start_zygote
+from .collect import Submission
+from .gates import source_namespace
+from .judge import Scoring, judge, make_record
 from .records import Record, disk_full
 from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
-from .sandbox import landlock
-from .sandbox.limits import MAX_SANDBOXES, SandboxLimits, sandbox_user
-from .sandbox.run import RunOutcome, run_sandboxed
-from .sandbox.zygote import Zygote, start_zygote
-from .sources import source_namespace
-from .submissions import Submission
 
 #: The sandbox slots of the instructor's own runs: the reference's, and the stub's that fills the
 #: public compilation cache beside it (submissions take 1 to ``jobs``). Under root a slot is a
@@ -91,7 +91,7 @@ class Grader:
         own copy of the course: :func:`autograder.config.with_device_floor`). ``zygote``: one
         already started by :func:`start_zygote` (this grader closes it), so that its imports
         overlap this one's set-up; by default the first sandbox run starts one."""
-        from .execution import load_probes
+        from ..sandbox.execution import load_probes
 
         self.course, self.assignment, self.out, self.device = course, assignment, out, device
         self.master = read_notebook(assignment.master)
@@ -137,7 +137,7 @@ class Grader:
         """What a grader on another machine needs to grade exactly like this one, as plain
         (JSON-able) data: the course build of this assignment without its master notebook (so
         without the solution) and the reference outputs. A Dask worker receives it once per
-        batch (:mod:`autograder.backends.dask_cluster`) and grades with :meth:`from_build`."""
+        batch (:mod:`autograder.grading.backends.dask_cluster`) and grades with :meth:`from_build`."""
         return {
             "assignment": self.assignment.model_dump(mode="json"),
             "device": self.device,
@@ -161,7 +161,7 @@ class Grader:
         runs the reference, and keeps its sandboxes, zygote log and (where the user's cache
         folder cannot be written) compilation cache under ``out``; ``hide``: more folders
         every sandbox sees empty; ``jobs``: sandboxes at once."""
-        from .execution import probes_from_source
+        from ..sandbox.execution import probes_from_source
 
         self = cls.__new__(cls)
         self.assignment = Assignment.model_validate(build["assignment"])
@@ -284,13 +284,13 @@ class Grader:
     @functools.cached_property
     def store_digests(self) -> list[str]:
         """sha256 digests of what the reference results depend on, bar the host (see
-        :func:`autograder.reference.store_key`)."""
+        :func:`autograder.grading.reference.store_key`)."""
         import jax
 
         parts = [
             self.assignment.master.read_bytes(),
             self.probes_source.encode(),
-            *(f.read_bytes() for f in sorted((Path(__file__).parent / "probing").glob("*.py"))),
+            *(f.read_bytes() for f in sorted((Path(__file__).parent.parent / "probing").glob("*.py"))),
             json.dumps(self.job, sort_keys=True).encode(),
             jax.__version__.encode(),
         ]
@@ -314,7 +314,7 @@ class Grader:
 
     def reference(self) -> dict[str, dict[str, Any]]:
         """Every probe's outputs on the reference solution, from its store, or computed there
-        first in a sandbox that never ran student code (see :mod:`autograder.reference`)."""
+        first in a sandbox that never ran student code (see :mod:`autograder.grading.reference`)."""
         if self._reference is not None:
             return self._reference
         store = self.store
@@ -380,7 +380,7 @@ class Grader:
 
     @functools.cached_property
     def scoring(self) -> Scoring:
-        """What the pure :func:`autograder.judge.judge` needs of this batch."""
+        """What the pure :func:`autograder.grading.judge.judge` needs of this batch."""
         return Scoring(
             questions=self.questions,
             probes=self.probes,
@@ -396,7 +396,7 @@ class Grader:
     def grade(self, sub: Submission) -> Record:
         """collect → execute → judge → record, for one submission. Never raises: a failure of
         any kind (``SystemExit`` and ``KeyboardInterrupt`` included) is this row's ``error``;
-        only a full disk (:func:`autograder.records.disk_full`, the batch's to report) and the
+        only a full disk (:func:`autograder.grading.records.disk_full`, the batch's to report) and the
         instructor's own Ctrl-C (:func:`autograder.errors.stops_the_batch`) go through."""
         try:
             return self._grade(sub)

@@ -24,8 +24,8 @@ from pathlib import Path
 import nbformat
 from packaging.requirements import Requirement
 
-from .config import ROOT, Assignment
-from .notebooks import SETUP_CELL_MARKER
+from ..config import ROOT, Assignment
+from ..notebooks import SETUP_CELL_MARKER
 
 STUDENT_REQUIREMENTS = ROOT / "requirements" / "student.txt"
 #: A fixed date for every zip member, so that the same sources give the same zip bytes.

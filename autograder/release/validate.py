@@ -29,10 +29,12 @@ from pathlib import Path
 
 import nbformat
 
-from . import build, grade, master_format
-from .config import Assignment, Course, load_course
-from .notebooks import bound_and_read_names, code_cells, defined_names, defining_cell, read_notebook
-from .records import Record, read_records
+from .. import master_format
+from ..config import Assignment, Course, load_course
+from ..grading import batch as grade
+from ..grading.records import Record, read_records
+from ..notebooks import bound_and_read_names, code_cells, defined_names, defining_cell, read_notebook
+from . import build
 
 #: The reference's graded cells alone, graded beside the known-wrong answers built from them: at
 #: full marks it proves that no answer lost points because a cell it needed was left out.

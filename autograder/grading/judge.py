@@ -8,10 +8,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .probing import PlainArray, Probe, ProbeSet, is_out_of_memory, judge_probe, score_question, shorten
+from ..probing import PlainArray, Probe, ProbeSet, is_out_of_memory, judge_probe, score_question, shorten
+from ..sandbox.run import RunOutcome
+from .collect import Submission
 from .records import Record, Status
-from .sandbox.run import RunOutcome
-from .submissions import Submission
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .probing import decode_outputs, encode_outputs
+from ..probing import decode_outputs, encode_outputs
 from .records import atomic_write
 
 if TYPE_CHECKING:
-    from .sandbox.run import RunOutcome
+    from ..sandbox.run import RunOutcome
 
 STORE_TTL_DAYS = 30
 _STORE_NAME = re.compile(r"^[0-9]{2}-[a-z0-9-]+-[0-9a-f]{20}$")

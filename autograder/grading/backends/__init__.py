@@ -1,5 +1,5 @@
 """Where submissions are graded: this machine's pool of ``--jobs`` threads (the default, in
-:func:`autograder.grade.local_records`), or a Dask cluster (:mod:`.dask_cluster`):
+:func:`autograder.grading.batch.local_records`), or a Dask cluster (:mod:`.dask_cluster`):
 ``--cluster local:N`` starts a ``distributed.LocalCluster`` of N worker processes for the run,
 ``--scheduler tcp://HOST:8786`` uses a running one (on SLURM/PBS through dask-jobqueue, on
 Kubernetes...). Either way the unit of work is one submission in, one record of plain data out,
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import UsageError
+from ...errors import UsageError
 
 #: ``tcp://10.0.0.5:8786``, ``tls://host:8786``, ``host:8786``, ``[::1]:8786``: what Dask's
 #: ``Client`` accepts as a scheduler address (a protocol is optional, a port is not).
