@@ -33,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     # --debug is accepted before or after the subcommand; SUPPRESS keeps a subcommand's
     # default from overwriting a --debug given before it (so no set_defaults: the action is
     # shared), and main reads it with getattr.
-    debug = argparse.ArgumentParser(add_help=False)
+    debug = _Parser(add_help=False)
     debug.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks of internal errors"
     )
@@ -87,6 +87,26 @@ def _parser() -> argparse.ArgumentParser:
         "--cluster",
         metavar="local:N",
         help="grade on a Dask LocalCluster of N worker processes started for this run",
+    )
+    g.add_argument(
+        "--roster",
+        type=Path,
+        metavar="CSV",
+        help="the class: a CSV with columns id and name (optional: email, username, idnumber, "
+        "participant, canvas_id, sis_user_id, sis_login_id, section); names each row's student "
+        "and lists who submitted nothing in OUT/missing.csv",
+    )
+    g.add_argument(
+        "--lms",
+        action="append",
+        choices=("canvas", "moodle"),
+        help="also write OUT/<lms>-import.csv, the grades as that LMS imports them (repeatable)",
+    )
+    g.add_argument(
+        "--lms-column",
+        metavar="NAME",
+        help="the grade column's name in the import files (Canvas: the assignment's 'Name (id)' as "
+        "in its gradebook export; default: the assignment's title)",
     )
 
     v = add("validate", help="build, then prove reference, stub, known-wrong answers and release")

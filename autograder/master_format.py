@@ -21,11 +21,11 @@ import copy
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import yaml
 
-from .notebooks import defined_names
+from .notebooks import defined_names, typed_nbformat
 
 if TYPE_CHECKING:
     import nbformat
@@ -51,7 +51,7 @@ class MarkedCell:
 
     index: int
     """its position in the master's cell list"""
-    cell: Any
+    cell: nbformat.NotebookNode
     """the cell itself (an ``nbformat`` node: copy it before changing it)"""
     kind: Kind
     """``config`` (the ASSIGNMENT CONFIG cell), ``begin`` / ``end`` (a raw marker cell of
@@ -70,11 +70,11 @@ class MarkedCell:
 
     @property
     def source(self) -> str:
-        return self.cell.source
+        return cast(str, self.cell.source)
 
     @property
     def cell_type(self) -> str:
-        return self.cell.cell_type
+        return cast(str, self.cell.cell_type)
 
     @property
     def is_marker(self) -> bool:
@@ -99,7 +99,7 @@ def marked_cells(nb: nbformat.NotebookNode) -> Iterator[MarkedCell]:
         elif m is None:
             yield MarkedCell(i, cell, "content", block, question, points)
         else:
-            begin, kind = m.group(1).upper() == "BEGIN", m.group(2).upper()
+            begin, kind = m.group(1).upper() == "BEGIN", cast(Block, m.group(2).upper())
             if kind == "QUESTION" and begin:
                 config = _yaml_below(text)
                 question = str(config.get("name"))
@@ -130,16 +130,14 @@ def with_points(nb: nbformat.NotebookNode, points: Mapping[str, float]) -> nbfor
 
 def question_cell(config: Mapping[str, Any]) -> nbformat.NotebookNode:
     """A ``# BEGIN QUESTION`` raw cell holding ``config``."""
-    import nbformat
-
-    return nbformat.v4.new_raw_cell("# BEGIN QUESTION\n" + yaml.safe_dump(dict(config), sort_keys=False))
+    return typed_nbformat().v4.new_raw_cell(
+        "# BEGIN QUESTION\n" + yaml.safe_dump(dict(config), sort_keys=False)
+    )
 
 
 def config_cell(config: Mapping[str, Any]) -> nbformat.NotebookNode:
     """A ``# ASSIGNMENT CONFIG`` raw cell holding ``config``."""
-    import nbformat
-
-    return nbformat.v4.new_raw_cell(_CONFIG + "\n" + yaml.safe_dump(dict(config), sort_keys=False))
+    return typed_nbformat().v4.new_raw_cell(_CONFIG + "\n" + yaml.safe_dump(dict(config), sort_keys=False))
 
 
 @dataclass(frozen=True)

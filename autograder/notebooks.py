@@ -12,15 +12,50 @@ import json
 import re
 import symtable
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 from .errors import NotebookError
 from .probing.helpers import parse_python
 
 if TYPE_CHECKING:
+    import os
+
     import nbformat
+
+
+class _NbformatV4(Protocol):
+    def new_notebook(self, **kwargs: Any) -> nbformat.NotebookNode: ...
+    def new_code_cell(self, source: str = "", **kwargs: Any) -> nbformat.NotebookNode: ...
+    def new_markdown_cell(self, source: str = "", **kwargs: Any) -> nbformat.NotebookNode: ...
+    def new_raw_cell(self, source: str = "", **kwargs: Any) -> nbformat.NotebookNode: ...
+
+
+class Nbformat(Protocol):
+    """The part of ``nbformat`` this package calls, with its types: nbformat ships ``py.typed``
+    but annotates none of these functions."""
+
+    @property
+    def v4(self) -> _NbformatV4: ...
+    def read(
+        self, fp: str | os.PathLike[str] | IO[str], as_version: int, **kwargs: Any
+    ) -> nbformat.NotebookNode: ...
+    def reads(self, s: str, as_version: int, **kwargs: Any) -> nbformat.NotebookNode: ...
+    def write(
+        self, nb: nbformat.NotebookNode, fp: str | os.PathLike[str] | IO[str], **kwargs: Any
+    ) -> None: ...
+    def writes(self, nb: nbformat.NotebookNode, **kwargs: Any) -> str: ...
+    def from_dict(self, d: Mapping[str, Any]) -> nbformat.NotebookNode: ...
+
+
+def typed_nbformat() -> Nbformat:
+    """The ``nbformat`` module, typed (:class:`Nbformat`); imported when first called, not when
+    this module loads (see :func:`parse_notebook`)."""
+    import nbformat
+
+    return cast(Nbformat, nbformat)
+
 
 #: The first line of a student notebook's setup cell (:func:`autograder.release.handout.setup_cell`):
 #: it installs packages where they are missing, so the grader never runs it.
@@ -108,10 +143,9 @@ def parse_notebook(text: str, name: str, *, outputs: bool = True) -> nbformat.No
     # Imported here, not above: nbformat's validator pulls in ~2 s of jsonschema format
     # checkers, and the grading sandbox (which imports this module, never nbformat) forks from
     # a process that should start fast.
-    import nbformat
-
+    nbf = typed_nbformat()
     try:
-        nb = nbformat.reads(text, as_version=4)  # nbformat 3 and older are upgraded
+        nb = nbf.reads(text, as_version=4)  # nbformat 3 and older are upgraded
     except Exception:  # nbformat raises several types for structures it cannot convert
         raise NotebookError(f"{name}: not a Jupyter notebook (unsupported format)") from None
     for i, cell in enumerate(nb.cells):
@@ -169,7 +203,7 @@ def _ipython_transform(source: str) -> str:
             if not _TRANSFORMER:
                 from IPython.core.inputtransformer2 import TransformerManager
 
-                _TRANSFORMER.append(TransformerManager())
+                _TRANSFORMER.append(TransformerManager())  # type: ignore[no-untyped-call]  # IPython's, unannotated
             return str(_TRANSFORMER[0].transform_cell(source))
         except Exception:  # noqa: BLE001 - IPython could not read it: Python will say why
             return source
@@ -204,6 +238,8 @@ def _inline_timing_magics(text: str) -> str:
     lines = text.splitlines()
     edits = []
     for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
         found = _magic_call(node)
         if not found or found[0] != "line" or found[1] not in INLINE_LINE_MAGICS:
             continue

@@ -12,14 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 from .config import load_course
 from .master_format import stub_source
-from .notebooks import code_cells, insert_after_definition
+from .notebooks import code_cells, insert_after_definition, typed_nbformat
 from .probing import Probe, ProbeSet, decode_run, judge_probe, probe_seed, run_probe, score_question
 from .sandbox.execution import load_probes, run_cells
 
@@ -31,7 +30,7 @@ def score(probes: list[Probe], env: dict[str, Any], ref: dict[str, Any], seed: i
 
 
 def question_scores(
-    hidden: ProbeSet, questions: dict[str, float], problems: dict[str, str | None]
+    hidden: ProbeSet, questions: Mapping[str, float], problems: Mapping[str, str | None]
 ) -> dict[str, tuple[float, list[str]]]:
     """``{question: (earned, messages)}`` of ``questions`` (name -> points)."""
     out = {}
@@ -49,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     course = load_course(check_files=False)
     a = course.assignment(args.assignment)
-    nb = nbformat.read(a.master, as_version=4)
+    nb = typed_nbformat().read(a.master, as_version=4)
     probes = load_probes(a.probes_file)
     seed = course.grading.seed
     questions = a.points

@@ -90,7 +90,7 @@ def ours_one_by_one(folders: dict[str, Path], out: Path) -> dict[tuple[str, str]
     for aid, folder in folders.items():
         a = course.assignment(aid)
         subs, _ = collect(folder, a, course)
-        with Grader(course, a, out / aid, seed=course.grading.seed) as g:
+        with Grader.for_course(course, a, out / aid, seed=course.grading.seed) as g:
             g.reference()
             for s in subs:
                 start = time.perf_counter()

@@ -153,7 +153,7 @@ def test_pmap_on_few_devices(devices: int, tmp_path: Path) -> None:
 def test_the_command_line_never_grades_05_pmap_on_fewer_than_min_devices(tmp_path: Path) -> None:
     """A score must not depend on the machine: `--cpu-devices 1` is raised to `min_devices`."""
     a = COURSE.assignment("05-pmap")
-    grader = Grader(COURSE, a, tmp_path, cpu_devices=1, seed=0)
+    grader = Grader.for_course(COURSE, a, tmp_path, cpu_devices=1, seed=0)
     assert grader.job["cpu_devices"] == a.devices.min_devices == 2
     assert any("at least 2" in n for n in grader.notes), grader.notes
-    assert Grader(COURSE, a, tmp_path, seed=0).job["cpu_devices"] == a.devices.cpu_devices == 8
+    assert Grader.for_course(COURSE, a, tmp_path, seed=0).job["cpu_devices"] == a.devices.cpu_devices == 8

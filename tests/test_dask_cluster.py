@@ -142,7 +142,7 @@ def test_the_course_build_carries_no_solution_and_grades_alike(baseline: Path, t
 
     course = load_course()
     a = course.assignment(A)
-    grader = Grader(course, a, tmp_path / "out", seed=SEED)
+    grader = Grader.for_course(course, a, tmp_path / "out", seed=SEED)
     build = json.loads(json.dumps(grader.build()))
     text = json.dumps(build)
     solutions = [c for c in code_cells(read_notebook(a.master)) if stub_source(c) != c]
@@ -474,7 +474,7 @@ def test_a_worker_record_of_another_submission_becomes_an_error_row(tmp_path: Pa
     from autograder.grading.judge import make_record
 
     course = load_course()
-    grader = Grader(course, course.assignment(A), tmp_path, seed=SEED)
+    grader = Grader.for_course(course, course.assignment(A), tmp_path, seed=SEED)
     mine = Submission(name="bob.ipynb", key="bob.ipynb", fingerprint="b" * 64, cells=("x = 1",))
     theirs = Submission(name="alice.ipynb", key="alice.ipynb", fingerprint="a" * 64, cells=("x = 1",))
     full = {q: p for q, p in grader.questions.items()}
@@ -506,12 +506,14 @@ def test_a_worker_with_more_threads_than_sandbox_slots_never_shares_a_user_id(tm
     """Under root a slot is a user id: a Dask worker's grader gets as many jobs as the worker has
     threads, and past MAX_SANDBOXES a slot would wrap onto the reference's or the stub's id (a
     finished run kills every process of its id). The extra threads wait for a slot instead."""
-    from autograder.grading.grader import MAX_SANDBOXES, REFERENCE_SLOT, STUB_SLOT, Grader
+    from autograder.grading.grader import Grader
+    from autograder.grading.sandboxes import MAX_SANDBOXES, REFERENCE_SLOT, STUB_SLOT
     from autograder.sandbox.limits import SLOTS_PER_GRADER, sandbox_uid
 
     course = load_course()
-    grader = Grader(course, course.assignment(A), tmp_path, seed=SEED, jobs=1000)
-    slots = [grader._slots.get_nowait() for _ in range(grader._slots.qsize())]
+    grader = Grader.for_course(course, course.assignment(A), tmp_path, seed=SEED, jobs=1000)
+    pool = grader.sandboxes._slots
+    slots = [pool.get_nowait() for _ in range(pool.qsize())]
     assert len(slots) == MAX_SANDBOXES < SLOTS_PER_GRADER
     uids = {sandbox_uid(s) for s in slots}
     assert len(uids) == len(slots)

@@ -191,10 +191,10 @@ def test_requirements_pin_what_the_grader_imports_and_all_they_need(
     assert not wrong, f"(autograder.txt, lock.txt): {wrong}"
 
     build_only = {"otter", "hidden_probes"}  # otter assign at build time; otter's old test path
-    # Dask (grade --cluster/--scheduler, issue 19) is imported by that backend alone, only when
+    # Dask (grade --cluster/--scheduler) is imported by that backend alone, only when
     # one of those flags is given (test_dask_cluster checks it): Gradescope grades one
     # submission where it runs and never imports it.
-    cluster_only = ROOT / "autograder" / "backends" / "dask_cluster.py"
+    cluster_only = ROOT / "autograder" / "grading" / "backends" / "dask_cluster.py"
     imported = set()
     for path in (ROOT / "autograder").rglob("*.py"):
         if path == cluster_only:

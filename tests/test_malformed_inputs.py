@@ -563,7 +563,7 @@ def test_an_unforeseen_failure_in_a_batch_zip_member_is_that_rows_error(
         "alice.ipynb": (None, False),
         "bob.ipynb": (
             "The grader failed while reading this submission (RuntimeError); it is not the "
-            "student's fault. Regrade it with --regrade.",
+            "student's fault, and grading it again may succeed.",
             True,
         ),
     }

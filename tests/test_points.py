@@ -54,7 +54,7 @@ def test_masters_state_no_points_and_course_yml_states_every_question() -> None:
 @pytest.mark.parametrize("a_id", IDS)
 def test_grader_points_add_up_to_course_yml(a_id: str, tmp_path: Path) -> None:
     a = COURSE.assignment(a_id)
-    grader = Grader(COURSE, a, tmp_path, cpu_devices=1, seed=0)
+    grader = Grader.for_course(COURSE, a, tmp_path, cpu_devices=1, seed=0)
     assert all(on_grid(p) for p in grader.points.values()), grader.points
     assert by_question(grader.points, ".") == {q: float(p) for q, p in a.points.items()}
     assert grader.possible == sum(grader.points.values()) == COURSE.grading.points

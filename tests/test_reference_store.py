@@ -93,3 +93,25 @@ def test_the_cache_folder_can_be_set(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert reference.cache_root() == tmp_path / "stores"
     monkeypatch.delenv("AUTOGRADER_CACHE_DIR")
     assert reference.cache_root().name == "jax-course-autograder"
+
+
+@pytest.mark.parametrize("changed", ["sandbox/execution.py", "notebooks.py", "probing/plain.py"])
+def test_a_change_to_the_code_that_runs_the_reference_makes_a_new_store(
+    changed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stored outputs are reused only by the code that made them: the cells' runner (sandbox),
+    how a cell's source is read (notebooks) and the probes' codec (probing) are in the key."""
+    import shutil
+
+    from autograder.config import load_course
+    from autograder.grading import grader
+
+    course = load_course()
+    a = course.assignment("01-broadcasting")
+    before = grader.GradingSpec.for_course(course, a, seed=0).store_digests
+    copy = tmp_path / "autograder"
+    shutil.copytree(grader.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(grader, "PACKAGE", copy)
+    assert grader.GradingSpec.for_course(course, a, seed=0).store_digests == before
+    (copy / changed).write_text((copy / changed).read_text() + "\n# changed\n")
+    assert grader.GradingSpec.for_course(course, a, seed=0).store_digests != before

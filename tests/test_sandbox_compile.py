@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from autograder.config import load_course
-from autograder.grading.grader import CPU_XLA_FLAGS, CPU_XLA_FLAGS_CHECKED, Grader, cpu_xla_flags
+from autograder.grading.grader import Grader
+from autograder.grading.sandboxes import CPU_XLA_FLAGS, CPU_XLA_FLAGS_CHECKED, cpu_xla_flags
 
 
 def test_a_cpu_sandbox_compiles_with_the_jobs_xla_flags(tmp_path: Path) -> None:
@@ -16,7 +17,7 @@ def test_a_cpu_sandbox_compiles_with_the_jobs_xla_flags(tmp_path: Path) -> None:
     a reference computed under other flags is never reused."""
     course = load_course()
     a = course.assignment("01-broadcasting")
-    with Grader(course, a, tmp_path, seed=0) as grader:
+    with Grader.for_course(course, a, tmp_path, seed=0) as grader:
         assert grader.job["xla_flags"] == cpu_xla_flags()
         assert set(CPU_XLA_FLAGS) <= set(cpu_xla_flags().split())
         cells = [
@@ -26,9 +27,10 @@ def test_a_cpu_sandbox_compiles_with_the_jobs_xla_flags(tmp_path: Path) -> None:
         ]
         outcome = grader._run(cells, slot=1, probes=[], cache=None)
     assert outcome.ended == "ok" and not outcome.cell_errors, (outcome.ended, outcome.cell_errors)
-    other = Grader(course, a, tmp_path, seed=0)
-    other.job = {**other.job, "xla_flags": ""}
-    assert other.store_digests != Grader(course, a, tmp_path, seed=0).store_digests
+    mine = Grader.for_course(course, a, tmp_path, seed=0)
+    other = Grader.for_course(course, a, tmp_path, seed=0, cpu_devices=mine.job["cpu_devices"] + 1)
+    assert other.job != mine.job and other.store_digests != mine.store_digests
+    assert Grader.for_course(course, a, tmp_path, seed=0).store_digests == mine.store_digests
 
 
 def test_flags_xla_may_drop_are_used_only_on_the_jaxlib_they_were_checked_on(
@@ -58,6 +60,6 @@ def test_a_sandbox_lowers_every_program_into_one_mlir_context(tmp_path: Path) ->
         "assert float(jax.jit(lambda y: jnp.tanh(y).sum())(x)) == float(jnp.tanh(x).sum())",
         "assert jax.jit(lambda y: y @ y.T).lower(x).compiler_ir().context is mlir.make_ir_context()",
     ]
-    with Grader(course, a, tmp_path, seed=0) as grader:
+    with Grader.for_course(course, a, tmp_path, seed=0) as grader:
         outcome = grader._run(cells, slot=1, probes=[], cache=None)
     assert outcome.ended == "ok" and not outcome.cell_errors, (outcome.ended, outcome.cell_errors)

@@ -29,7 +29,7 @@ def test_a_sandbox_cannot_read_a_file_outside_its_roots(tmp_path: Path) -> None:
         f"try:\n    LEAKED = open({str(secret)!r}).read()\nexcept OSError:\n    LEAKED = None",
         "assert LEAKED is None, LEAKED",
     ]
-    with Grader(course, a, tmp_path / "out", seed=0) as grader:
+    with Grader.for_course(course, a, tmp_path / "out", seed=0) as grader:
         outcome = grader._run(cells, slot=1, probes=[], cache=None)
     assert not [m for m in outcome.missing if "Landlock" in m], outcome.missing
     assert outcome.ended == "ok" and not outcome.cell_errors, (outcome.ended, outcome.cell_errors)

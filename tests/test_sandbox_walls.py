@@ -244,7 +244,8 @@ def clean(outcome: RunOutcome) -> bool:
 def grader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Grader]:
     course = load_course()
     a = course.assignment("01-broadcasting")
-    with Grader(course, a, tmp_path_factory.mktemp("walls") / "out", seed=SEED, limits=LIMITS) as g:
+    out = tmp_path_factory.mktemp("walls") / "out"
+    with Grader.for_course(course, a, out, seed=SEED, limits=LIMITS) as g:
         yield g
 
 
@@ -381,7 +382,8 @@ spec = json.loads(Path(sys.argv[1]).read_text())
 course = load_course()
 a = course.assignment("01-broadcasting")
 results = {}
-with Grader(course, a, Path(spec["out"]), seed=spec["seed"], limits=SandboxLimits(**spec["limits"])) as g:
+limits = SandboxLimits(**spec["limits"])
+with Grader.for_course(course, a, Path(spec["out"]), seed=spec["seed"], limits=limits) as g:
     for name, cells in spec["attacks"].items():
         try:
             o = g._run(cells, slot=1, probes=[], cache=None)

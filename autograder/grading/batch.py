@@ -16,7 +16,7 @@ import json
 import os
 import stat
 import threading
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -25,38 +25,19 @@ from typing import TYPE_CHECKING, Any
 # Light imports only: the grader's own (nbformat, NumPy, JAX: ~1.5 s) come in main, once the
 # zygote has started importing beside them.
 from ..errors import UsageError, noting_interrupts, stops_the_batch
-from ..sandbox.limits import MAX_SANDBOXES, SandboxLimits
 from ..sandbox.zygote import Zygote, start_zygote
+from .options import GradeOptions
 from .records import Record, atomic_write, batch_seed, disk_full, read_record, read_records, write_gradebook
 
 if TYPE_CHECKING:
-    from ..config import Assignment, Course
+    from ..config import Assignment
     from .collect import Submission
     from .grader import Grader
 
 
-def main(
-    *,
-    assignment: str,
-    submissions: Path,
-    out: Path,
-    device: str = "cpu",
-    jobs: int | None = None,
-    regrade: bool = False,
-    quiet: bool = False,
-    summary: bool = True,
-    cpu_devices: int | None = None,
-    cell_seconds: float | None = None,
-    submission_seconds: float | None = None,
-    memory_mb: int | None = None,
-    processes: int | None = None,
-    course: Course | None = None,
-    only: Mapping[str, Collection[str]] | None = None,
-    seed: int | None = None,
-    scheduler: str | None = None,
-    cluster: str | None = None,
-) -> int:
-    """Grade SUBMISSIONS into OUT. Returns the exit status: 0 when every submission has a row
+def main(**given: Any) -> int:
+    """Grade SUBMISSIONS into OUT; ``given`` are :class:`~.options.GradeOptions`' fields (what the
+    command line's flags set). Returns the exit status: 0 when every submission has a row
     (whatever its status), 1 when grading itself failed. Raises :class:`UsageError` for bad
     arguments (exit status 2).
 
@@ -82,41 +63,21 @@ def main(
     and the same command, once there is space, grades what is missing."""
     from .backends import check_backend
 
-    workers = check_backend(scheduler=scheduler, cluster=cluster, jobs=jobs)
+    options = GradeOptions(**given)
+    workers = check_backend(scheduler=options.scheduler, cluster=options.cluster, jobs=options.jobs)
     early = None
     try:
-        early = None if scheduler or cluster else _early_zygote(submissions, out)
+        early = None if options.on_cluster else _early_zygote(options.submissions, options.out)
         with noting_interrupts():
-            return _grade(
-                assignment,
-                submissions,
-                out,
-                early=early,
-                device=device,
-                jobs=jobs,
-                regrade=regrade,
-                quiet=quiet,
-                summary=summary,
-                cpu_devices=cpu_devices,
-                cell_seconds=cell_seconds,
-                submission_seconds=submission_seconds,
-                memory_mb=memory_mb,
-                processes=processes,
-                course=course,
-                only=only,
-                seed=seed,
-                scheduler=scheduler,
-                cluster=cluster,
-                workers=workers,
-            )
+            return _grade(options, early=early, workers=workers)
     except OSError as e:
         if not disk_full(e):
             raise
         from .console import Console
 
         where = f" (writing {e.filename})" if e.filename else ""
-        Console(quiet=quiet).warn(
-            f"grading stopped: the disk that holds {out} is full{where}; the gradebook keeps every "
+        Console(quiet=options.quiet).warn(
+            f"grading stopped: the disk that holds {options.out} is full{where}; the gradebook keeps every "
             "row written before. Free some space, then run the same command again: it grades only "
             "what is missing."
         )
@@ -142,51 +103,23 @@ def _early_zygote(submissions: Path, out: Path) -> Zygote | None:
     return start_zygote(out) if stat.S_ISDIR(st.st_mode) or notebook else None
 
 
-def _grade(
-    assignment: str,
-    submissions: Path,
-    out: Path,
-    *,
-    early: Zygote | None,
-    device: str,
-    jobs: int | None,
-    regrade: bool,
-    quiet: bool,
-    summary: bool,
-    cpu_devices: int | None,
-    cell_seconds: float | None,
-    submission_seconds: float | None,
-    memory_mb: int | None,
-    processes: int | None,
-    course: Course | None,
-    only: Mapping[str, Collection[str]] | None,
-    seed: int | None,
-    scheduler: str | None,
-    cluster: str | None,
-    workers: int | None,
-) -> int:
+def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) -> int:
     """:func:`main` once the zygote, if it could start first, has: the arguments checked, then
     the batch graded."""
     from ..config import load_course
 
-    course = course or load_course()
-    a = course.assignment(assignment)
-    _check_out(out)
-    limits = _limits(
-        course.limits_for(a).model_dump(),
-        cell_seconds=cell_seconds,
-        submission_seconds=submission_seconds,
-        memory_mb=memory_mb,
-        processes=processes,
-    )
-    for flag, value in (("--jobs", jobs), ("--cpu-devices", cpu_devices)):
-        if value is not None and value < 1:
-            raise UsageError(f"{flag} {value}: must be at least 1")
-    if jobs is not None and jobs > MAX_SANDBOXES:
-        # Under root each sandbox slot is a user id of its own, and a grader has only so many.
-        raise UsageError(f"--jobs {jobs}: at most {MAX_SANDBOXES} sandboxes at once on one machine")
+    course = options.course or load_course()
+    a = course.assignment(options.assignment)
+    options.check()
+    from .lms import identify, read_roster, with_student
+    from .lms_export import check_systems, finish
+
+    check_systems(options.lms)
+    roster = read_roster(options.roster) if options.roster is not None else None
+    limits = options.limits(course.limits_for(a).model_dump())
+    out, submissions, only, device = options.out, options.submissions, options.only, options.device
     if device == "gpu":
-        from .grader import gpu_count
+        from .sandboxes import gpu_count
 
         if gpu_count() == 0:
             raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
@@ -205,11 +138,14 @@ def _grade(
         if wrong:
             raise UsageError(f"only: no such submission or question ({wrong[0]})")
         subs = [replace(s, questions=tuple(only[s.name])) if s.name in only else s for s in subs]
-    console = Console(quiet=quiet)
-    jobs = max(1, jobs or os.cpu_count() or 1)
+    console = Console(quiet=options.quiet)
+    subs, strangers = identify(subs, roster)  # who each is from: the LMS's names, the roster
+    if strangers:
+        console.warn(f"not in the roster {options.roster}: {', '.join(strangers[:10])}")
+    jobs = max(1, options.jobs or os.cpu_count() or 1)
     _make_out(out)
     _remove_half_written(out)
-    seed = batch_seed(out, seed, a.id)
+    seed = batch_seed(out, options.seed, a.id)
     if skipped:  # a warning, not progress: shown even when quiet
         console.warn(f"skipped (not .ipynb or .zip): {', '.join(skipped[:10])}")
     if not subs:
@@ -222,16 +158,16 @@ def _grade(
     records: dict[str, Record] = {}
     todo: list[Submission] = []
     for s in subs:
-        previous = None if regrade else read_record(out, s, s.graded_on(questions), seed)
+        previous = None if options.regrade else read_record(out, s, s.graded_on(questions), seed)
         if previous is not None:
-            records[s.key] = previous
+            records[s.key] = with_student(out, previous, s.student)
         else:
             todo.append(s)
     kept = len(subs) - len(todo)
     if todo:
         console.say(
             f"grading {len(todo)} of {plural(len(subs), 'submission')} of {a.id}, "
-            + ("on Dask" if scheduler or cluster else f"{min(jobs, len(todo))} at a time")
+            + ("on Dask" if options.on_cluster else f"{min(jobs, len(todo))} at a time")
             + (f"; {kept} kept from the previous run (--regrade grades them again)" if kept else "")
         )
     elif subs:
@@ -249,19 +185,19 @@ def _grade(
 
     sandboxed = any(not s.problem for s in todo)
     # Started before the grader loads the probes, so that the zygote's imports run beside its own.
-    zygote = None if not sandboxed or scheduler or cluster else early or start_zygote(out)
+    zygote = None if not sandboxed or options.on_cluster else early or start_zygote(out)
     try:
         with contextlib.ExitStack() as stack:
             if zygote is not None:
                 stack.callback(zygote.close)  # also if the grader cannot be made
             grader = stack.enter_context(
-                Grader(
+                Grader.for_course(
                     course,
                     a,
                     out,
                     device=device,
                     limits=limits,
-                    cpu_devices=cpu_devices,
+                    cpu_devices=options.cpu_devices,
                     seed=seed,
                     jobs=jobs,
                     zygote=zygote,
@@ -274,20 +210,23 @@ def _grade(
                 if not grader.reference_stored():
                     console.say(
                         f"running the reference solution of {a.id} on this batch's hidden inputs "
-                        "(once per batch seed; about a minute on 2 cores) ..."
+                        "(once per batch seed) ..."
                     )
                 grader.reference()
             progress = stack.enter_context(contextlib.closing(console.progress(len(todo))))
-            if scheduler or cluster:
+            if options.on_cluster:
                 from .backends.dask_cluster import cluster_records
 
-                graded = cluster_records(grader, todo, scheduler=scheduler, workers=workers, console=console)
+                graded = cluster_records(
+                    grader, todo, scheduler=options.scheduler, workers=workers, console=console
+                )
             else:
                 graded = local_records(grader, todo, jobs)
             by_key = {s.key: s for s in todo}
             with contextlib.closing(graded):
                 for record in graded:
-                    record = _recorded(out, record, a, grader, by_key[record.key])
+                    sub = by_key[record.key]
+                    record = _recorded(out, replace(record, student=sub.student), a, grader, sub)
                     records[record.key] = record
                     flush()
                     progress.update(record)
@@ -298,9 +237,12 @@ def _grade(
     for r in records.values():
         if not (out / "feedback" / f"{r.key}.html").exists():
             _guarded(write_feedback, out, r, a)
-    write_report(out, rows(), a, questions)
-    if summary and not console.quiet:
+    write_report(out, rows(), a, questions, subs)  # subs: the code the similarity section compares
+    lms_lines = finish(out, rows(), a, roster, options.lms, options.lms_column, console.warn)
+    if options.summary and not console.quiet:
         print(summary_text(rows(), questions, out, graded=len(todo), kept=kept + len(earlier)), flush=True)
+        if lms_lines:
+            print("\n".join(lms_lines), flush=True)
     return 0
 
 
@@ -317,7 +259,7 @@ def import_plotting_library() -> None:
     importlib.import_module("matplotlib.figure")
 
 
-def local_records(grader: Grader, todo: Sequence[Submission], jobs: int) -> Iterator[Record]:
+def local_records(grader: Grader, todo: Sequence[Submission], jobs: int) -> Generator[Record]:
     """Grade ``todo`` on this machine, ``jobs`` sandboxes at a time, yielding each record as
     it is done (the default; :func:`autograder.grading.backends.dask_cluster.cluster_records` is the
     same on a Dask cluster); ``grader`` was made with as many slots. Closed early (the batch
@@ -349,10 +291,11 @@ def _recorded(out: Path, record: Record, a: Assignment, grader: Grader, sub: Sub
         sub,
         "error",
         f"The grader failed while writing this submission's results ({why}); it is not the "
-        "student's fault. Regrade it with --regrade.",
+        "student's fault, and grading it again may succeed.",
         {},
         [],
     )
+    failed = replace(failed, student=sub.student)
     _guarded(_write_record, out, failed, a)
     return failed
 
@@ -376,12 +319,6 @@ def _guarded(write: Callable[..., None], *args: Any) -> None:
             raise
 
 
-def _check_out(out: Path) -> None:
-    """A usage error (exit status 2) if ``out`` cannot be the output folder."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: not a folder (a file has that name)")
-
-
 def _make_out(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -395,22 +332,3 @@ def _remove_half_written(out: Path) -> None:
     for folder in (out, out / "results", out / "feedback"):
         for tmp in folder.glob(".*.tmp"):
             tmp.unlink(missing_ok=True)
-
-
-def _limits(base: dict[str, Any], **overrides: float | None) -> SandboxLimits:
-    """The sandbox limits: ``course.yml``'s with the flags given, checked by the rules
-    ``course.yml`` obeys (a zero or negative limit would time out every row)."""
-    from pydantic import ValidationError
-
-    from ..config import Limits
-
-    merged = {**base, **{k: v for k, v in overrides.items() if v is not None}}
-    try:
-        Limits(**merged)
-    except ValidationError as e:
-        error = e.errors()[0]
-        field = str(error["loc"][0]) if error["loc"] else "limits"
-        raise UsageError(
-            f"--{field.replace('_', '-')} {merged.get(field)}: {error['msg'][:1].lower()}{error['msg'][1:]}"
-        ) from None
-    return SandboxLimits(**merged)

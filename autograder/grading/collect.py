@@ -21,14 +21,18 @@ import stat
 import struct
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Assignment, Course, Uploads
 from ..errors import NotebookError, UsageError, stops_the_batch
 from ..notebooks import code_cells, defined_names, executable_source, parse_notebook
 from ..probing.helpers import parse_python
+from . import lms_layouts
+
+if TYPE_CHECKING:
+    import nbformat
 
 BATCH_MAX_MEMBERS = 10_000
 
@@ -76,6 +80,8 @@ class Submission:
     (``validate`` grades a known-wrong answer on the question it is wrong about)"""
     grader_fault: bool = False
     """``problem`` is the grader's own failure while reading it (status ``error``), not the file's"""
+    student: str = ""
+    """who it is from (:func:`autograder.grading.lms.identify`), empty when unknown"""
 
     def graded_on(self, questions: Iterable[str]) -> list[str]:
         """Those of ``questions`` this submission is graded on, in their order."""
@@ -120,8 +126,12 @@ def collect(path: Path, assignment: Assignment, course: Course) -> tuple[list[Su
         subs, skipped = [], []
         for entry in sorted(os.listdir(path)):
             name = display_name(entry)
-            if entry.lower().endswith((".ipynb", ".zip")):
+            if lms_layouts.is_junk(entry):  # __MACOSX, ._* and dot-files: an archiver's, never a student's
+                skipped.append(name)
+            elif entry.lower().endswith((".ipynb", ".zip")):
                 subs.append(reader.guarded(name, reader.from_entry, path / entry, name))
+            elif reader.student_folder(path / entry, entry):  # Moodle's, or any student's own
+                subs.append(reader.guarded(name, reader.from_student_folder, path / entry, name))
             else:
                 skipped.append(name)
         return _unique(subs), skipped
@@ -156,7 +166,7 @@ class _Reader:
                 safe_key(name),
                 hashlib.sha256(b"").hexdigest(),
                 problem=f"The grader failed while reading this submission ({type(e).__name__}); "
-                "it is not the student's fault. Regrade it with --regrade.",
+                "it is not the student's fault, and grading it again may succeed.",
                 grader_fault=True,
             )
 
@@ -190,6 +200,33 @@ class _Reader:
             return self.invalid(name, "cannot be read")
         return self.from_bytes(name, data)
 
+    def student_folder(self, path: Path, entry: str) -> bool:
+        """Whether the folder ``path`` (not a link) is one student's submission: Moodle's folder
+        of a student's uploaded files, or any folder holding a notebook or zip that is not
+        itself a download of many students (:func:`lms_layouts.looks_like_a_download`)."""
+        try:
+            if not stat.S_ISDIR(path.lstat().st_mode):
+                return False
+        except OSError:
+            return False
+        if lms_layouts.moodle_folder(entry) is not None:
+            return lms_layouts.moodle_files_folder(entry)  # onlinetext, comments: no notebook there
+        files, folders = _walk(path)
+        top = [f for f in files if "/" not in f] + folders
+        holds = any(f.lower().endswith(lms_layouts.SUBMISSION_SUFFIXES) for f in files)
+        return holds and not lms_layouts.looks_like_a_download(top)
+
+    def from_student_folder(self, path: Path, name: str) -> Submission:
+        """One student's folder (Moodle's ``Alice Smith_111_assignsubmission_file_/``): one row
+        named by the folder, graded on its notebook (:func:`lms_layouts.pick_notebook`)."""
+        files, _ = _walk(path)
+        chosen, problem = lms_layouts.pick_notebook(files, self.assignment.notebook)
+        if chosen is None:
+            return self.invalid(name, problem or "holds no notebook (.ipynb) or zip")
+        sub = self.from_entry(path / chosen, f"{name}/{chosen}")
+        notes = (*sub.notes, f"graded {display_name(chosen)} of the folder")
+        return replace(sub, name=name, key=safe_key(name), notes=notes)
+
     def from_bytes(self, name: str, data: bytes) -> Submission:
         if name.lower().endswith(".zip"):
             return self.from_student_zip(name, data)
@@ -219,12 +256,12 @@ class _Reader:
         if not nb.cells:
             return self.invalid(name, EMPTY_NOTEBOOK, data)
         cells = tuple(code_cells(nb))
-        problem = code_problem(cells) or self.wrong_assignment(nb)
-        if problem:
-            return self.invalid(name, problem, data)
+        refused = code_problem(cells) or self.wrong_assignment(nb)
+        if refused:
+            return self.invalid(name, refused, data)
         return Submission(name, safe_key(name), digest, cells=cells, notes=notes)
 
-    def wrong_assignment(self, nb: dict) -> str | None:
+    def wrong_assignment(self, nb: nbformat.NotebookNode) -> str | None:
         meta = nb.get("metadata", {})
         otter = meta.get("otter", {}) if isinstance(meta, dict) else {}
         claimed = otter.get("assignment_name") if isinstance(otter, dict) else None
@@ -288,7 +325,8 @@ class _Reader:
             base = PurePosixPath(member).name
             if base == ".OTTER_LOG":
                 notes.append("ignored .OTTER_LOG (never unpickled)")
-            if info.is_dir() or not member.lower().endswith(".ipynb") or member.startswith("__MACOSX"):
+            junk = lms_layouts.junk_path(member) is not None  # __MACOSX, ._*: never the student's
+            if info.is_dir() or not member.lower().endswith(".ipynb") or junk:
                 continue
             if _unsafe(member):
                 return self.invalid(
@@ -302,12 +340,12 @@ class _Reader:
             if len(wanted) != 1:
                 return self.invalid(name, "holds several notebooks; submit one", data)
             notebooks = wanted
-        member = self._read_member(zf, notebooks[0])
-        if isinstance(member, str):
-            if member.startswith("cannot"):
-                member = f"holds a notebook that {member}; {EXPORT_AGAIN}"
-            return self.invalid(name, member, data)
-        sub = self.from_notebook_bytes(name, member, tuple(notes))
+        content = self._read_member(zf, notebooks[0])
+        if isinstance(content, str):
+            if content.startswith("cannot"):
+                content = f"holds a notebook that {content}; {EXPORT_AGAIN}"
+            return self.invalid(name, content, data)
+        sub = self.from_notebook_bytes(name, content, tuple(notes))
         return Submission(**{**sub.__dict__, "fingerprint": hashlib.sha256(data).hexdigest()})
 
     def from_batch_zip(self, path: Path, uploads: Uploads) -> tuple[list[Submission], list[str]]:
@@ -321,10 +359,23 @@ class _Reader:
         if isinstance(zf, str):
             raise UsageError(f"{path}: {zf.replace('is ', '', 1) if zf.startswith('is ') else zf}")
         subs, skipped = [], []
+        moodle: dict[str, list[zipfile.ZipInfo]] = {}  # Moodle's per-student folders, one row each
         for info in zf.infolist():
             member = info.filename
             name = display_name(member)
-            if info.is_dir() or member.startswith("__MACOSX"):
+            junk = lms_layouts.junk_path(member)
+            if junk is not None:  # __MACOSX, ._* and dot-files: an archiver's, never a student's
+                if display_name(junk) not in skipped:
+                    skipped.append(display_name(junk))
+                continue
+            if info.is_dir():
+                continue
+            folder = lms_layouts.moodle_prefix(member)
+            if folder is not None and not _unsafe(member):
+                if lms_layouts.moodle_files_folder(PurePosixPath(folder).name):
+                    moodle.setdefault(folder, []).append(info)
+                else:
+                    skipped.append(name)
                 continue
             if not member.lower().endswith((".ipynb", ".zip")):
                 skipped.append(name)
@@ -341,7 +392,25 @@ class _Reader:
                 subs.append(self.invalid(name, content))
                 continue
             subs.append(self.guarded(name, self.from_bytes, name, content))
+        for folder, infos in moodle.items():
+            name = display_name(folder)
+            subs.append(self.guarded(name, self.from_zipped_folder, zf, folder, infos, name))
         return _unique(subs), skipped
+
+    def from_zipped_folder(
+        self, zf: zipfile.ZipFile, folder: str, infos: list[zipfile.ZipInfo], name: str
+    ) -> Submission:
+        """Moodle's per-student folder inside a batch zip: as :meth:`from_student_folder`."""
+        by_path = {info.filename[len(folder) + 1 :]: info for info in infos}
+        chosen, problem = lms_layouts.pick_notebook(list(by_path), self.assignment.notebook)
+        if chosen is None:
+            return self.invalid(name, problem or "holds no notebook (.ipynb) or zip")
+        content = self._read_member(zf, by_path[chosen])
+        if isinstance(content, str):
+            return self.invalid(name, content)
+        sub = self.from_bytes(chosen, content)
+        notes = (*sub.notes, f"graded {display_name(chosen)} of the folder")
+        return replace(sub, name=name, key=safe_key(name), notes=notes)
 
 
 def code_problem(cells: Sequence[str]) -> str | None:
@@ -398,6 +467,46 @@ def _broken_zip(data: bytes) -> str:
     return (
         "is an incomplete zip (it ends before the zip's table of contents: an export that stopped half way?)"
     )
+
+
+#: How deep and how wide one student's folder is read: far above an upload (Moodle keeps the
+#: folders a student uploaded), far below what would cost the grader time.
+FOLDER_MAX_DEPTH = 6
+FOLDER_MAX_ENTRIES = 2_000
+
+
+def _walk(folder: Path) -> tuple[list[str], list[str]]:
+    """``(files, folders)`` of ``folder``: the relative ``/``-separated paths of its regular
+    files at any depth (to :data:`FOLDER_MAX_DEPTH`; links are never followed, junk is left out:
+    :func:`lms_layouts.is_junk`), and the names of its own subfolders."""
+    files: list[str] = []
+    folders: list[str] = []
+    stack: list[tuple[Path, str, int]] = [(folder, "", 0)]
+    seen = 0
+    while stack:
+        here, prefix, depth = stack.pop()
+        try:
+            entries = sorted(os.listdir(here))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > FOLDER_MAX_ENTRIES:
+                return sorted(files), folders
+            if lms_layouts.is_junk(entry):
+                continue
+            try:
+                mode = (here / entry).lstat().st_mode
+            except OSError:
+                continue
+            if stat.S_ISDIR(mode):
+                if depth == 0:
+                    folders.append(entry)
+                if depth + 1 < FOLDER_MAX_DEPTH:
+                    stack.append((here / entry, f"{prefix}{entry}/", depth + 1))
+            elif stat.S_ISREG(mode):
+                files.append(prefix + entry)
+    return sorted(files), folders
 
 
 def _unsafe(member: str) -> bool:

@@ -377,9 +377,9 @@ class _Notebook:
             if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
                 base, attr = self._module_of(node.args[0]), node.args[1]
                 if base is not None and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
-                    path = f"{base}.{attr.value}"
+                    named = f"{base}.{attr.value}"
                     return (
-                        path in NAMESPACE_FUNCTIONS | NAMESPACE_MODULES or attr.value in NAMESPACE_ATTRIBUTES
+                        named in NAMESPACE_FUNCTIONS | NAMESPACE_MODULES or attr.value in NAMESPACE_ATTRIBUTES
                     )
             path = self._module_of(node.func)
             return path in NAMESPACE_FUNCTIONS
@@ -440,7 +440,8 @@ class _Notebook:
         is found as in any cell."""
         if not (call.func.attr.startswith("run_") and len(call.args) >= 2):  # type: ignore[attr-defined]
             return
-        name = call.args[0].value if isinstance(call.args[0], ast.Constant) else None
+        first = call.args[0]
+        name = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
         code = call.args[-1]
         if name not in ("timeit", "time", "capture", "prun"):
             return
@@ -584,12 +585,12 @@ class _Notebook:
     def visible(self, name: str, pos: int) -> Binding | None:
         """The binding of ``name`` a reader at ``pos`` sees (``END``: when the probes run)."""
         best: Binding | None = None
-        for b in (*self.bindings.get(name, ()), *self.bindings.get("*", ())):
+        for b in (*self.bindings.get(name, []), *self.bindings.get("*", [])):
             if b.pos < pos and (
                 best is None or b.pos > best.pos or (b.pos == best.pos and b.kind == "opaque")
             ):
                 best = b
-        for b in (*self.bindings.get(name, ()), *self.bindings.get("*", ())):
+        for b in (*self.bindings.get(name, []), *self.bindings.get("*", [])):
             if b.pos == END and b.kind == "opaque":
                 return b  # may happen whenever a function runs
         return best
@@ -691,6 +692,7 @@ class _Reader:
                 if nxt is not None:
                     b = nxt
                     continue
+            assert b.node is not None  # an "assign" binding (the kinds above returned or raised)
             raise GateError(
                 f"is bound to `{ast.unparse(b.node)[:60]}` ({b.where}), not to a function written with `def`"
             )
@@ -778,7 +780,7 @@ class _Canon(ast.NodeTransformer):
         import copy
 
         self.root = copy.deepcopy(node)
-        out = self.visit(self.root)
+        out: ast.AST = self.visit(self.root)
         return ast.fix_missing_locations(out)
 
     def _pos(self) -> int:

@@ -1,7 +1,8 @@
-"""The grader of one assignment: its reference run and store, its sandboxes, one submission's
-grading (execute, then the pure :func:`.judge.judge`). :mod:`.batch` runs it over a batch on this
-machine; :mod:`.backends.dask_cluster` runs copies of it on Dask workers (:meth:`Grader.build` /
-:meth:`Grader.from_build`).
+"""The grader of one assignment: what it grades against (a :class:`GradingSpec` of plain data,
+the same on every machine of a batch), the reference solution's outputs, and one submission's
+grading (execute in its :class:`~.sandboxes.SandboxPool`, then the pure :func:`.judge.judge`).
+:mod:`.batch` runs it over a batch on this machine; :mod:`.backends.dask_cluster` builds graders on
+Dask workers from :meth:`Grader.build` through the same constructor.
 """
 
 from __future__ import annotations
@@ -10,134 +11,114 @@ import functools
 import hashlib
 import json
 import os
-import queue
-import secrets
-import threading
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from ..config import ROOT, Assignment, Course
+from ..config import Assignment, Course
 from ..errors import stops_the_batch
 from ..master_format import stub_source
 from ..notebooks import code_cells, read_notebook
-from ..probing import (
-    ProbeSet,
-    decode_run,
-    probe_seed,
-    run_probe,
-)
-from ..sandbox import landlock
-from ..sandbox.limits import MAX_SANDBOXES, SandboxLimits, sandbox_user
-from ..sandbox.run import RunOutcome, run_sandboxed
-from ..sandbox.zygote import Zygote, start_zygote
+from ..probing import ProbeResult, ProbeSet, decode_run, probe_seed, run_probe
+from ..sandbox.execution import probes_from_source
+from ..sandbox.limits import SandboxLimits
+from ..sandbox.run import RunOutcome, SandboxJob
+from ..sandbox.zygote import Zygote
 from .collect import Submission
 from .gates import source_namespace
 from .judge import Scoring, judge, make_record
 from .records import Record, disk_full
 from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
+from .sandboxes import REFERENCE_SLOT, STUB_SLOT, SandboxPool, plan_job
 
-#: The sandbox slots of the instructor's own runs: the reference's, and the stub's that fills the
-#: public compilation cache beside it (submissions take 1 to ``jobs``). Under root a slot is a
-#: user id, and a finished run kills every process of its id, so the two must differ.
-REFERENCE_SLOT, STUB_SLOT = 0, -1
-
-
-#: XLA flags of every sandbox on the CPU, the reference's included (they are part of the job, and
-#: so of the store's key). Once its functions are defined, a submission's run is mostly XLA
-#: compiling them for the probes' inputs, once each (~30 ms for even one eager op), to programs
-#: that then run for microseconds. Without LLVM's optimisation passes, and with XLA:CPU's older
-#: elemental emitters instead of its MLIR fusion emitters, a submission compiles in about half
-#: the time (02-prng, a whole submission: 19 s of probes -> 9 s). Both flags change how fast the
-#: compiled code runs, not which operations it computes (fast-math stays off), and the probes'
-#: timing judges (04-jit q9) time a simulated device, not XLA code.
-CPU_XLA_FLAGS = ("--xla_backend_optimization_level=0",)
-#: Flags that XLA has renamed or may drop: an unknown flag in XLA_FLAGS aborts the process, so
-#: these are used only with the jaxlib versions they were checked on.
-CPU_XLA_FLAGS_CHECKED = {"0.10.2": ("--xla_cpu_use_fusion_emitters=false",)}
-
-
-def cpu_xla_flags() -> str:
-    """The XLA flags of sandboxes on the CPU, for the jaxlib installed here."""
-    from jaxlib.version import __version__
-
-    return " ".join((*CPU_XLA_FLAGS, *CPU_XLA_FLAGS_CHECKED.get(__version__, ())))
+#: What the stored reference outputs depend on besides the master, the probes and the job: the
+#: code that runs cells and probes in a sandbox and encodes and decodes their results. A change to
+#: any of it makes a new store; grading's own modules (gates, judges) read the outputs afresh.
+PACKAGE = Path(__file__).resolve().parent.parent
+RUNS_THE_REFERENCE = ("probing", "sandbox", "notebooks.py")
 
 
 class GradingFailed(Exception):
     """Grading itself failed (exit status 1): the grader's fault, never a student's."""
 
 
-class Grader:
-    """Grades submissions of one assignment on one device, reusing one reference run."""
+@dataclass(frozen=True)
+class GradingSpec:
+    """What grading one assignment's batch depends on, as plain data: the same on every machine
+    of the batch. ``master_cells`` (the reference solution) is on the instructor's machine only:
+    a spec without it grades against reference outputs it is given (:meth:`Grader.build`)."""
 
-    def __init__(
-        self,
+    assignment: Assignment
+    device: str
+    questions: dict[str, float]
+    probes_source: str
+    stub: list[str]
+    """the student's stub: the master's code cells with each solution replaced by ``...``"""
+    job: SandboxJob
+    notes: list[str]
+    limits: SandboxLimits
+    trusted_limits: SandboxLimits
+    """the course's own runs (reference, stub) compile every program cold, once per batch: never
+    under limits tighter than course.yml's, which flags set for submissions"""
+    seed: int
+    store_digests: list[str]
+    """sha256 digests of what the reference results depend on, bar the host
+    (:func:`autograder.grading.reference.store_key`)"""
+    master_cells: list[str] | None = None
+
+    @classmethod
+    def for_course(
+        cls,
         course: Course,
         assignment: Assignment,
-        out: Path,
         *,
         device: str = "cpu",
         limits: SandboxLimits | None = None,
         cpu_devices: int | None = None,
         seed: int,
-        jobs: int = 1,
-        zygote: Zygote | None = None,
-    ):
-        """``cpu_devices`` below the assignment's ``min_devices`` is raised to it: scores must
-        not depend on the machine (a test of the course on fewer devices lowers the floor in its
-        own copy of the course: :func:`autograder.config.with_device_floor`). ``zygote``: one
-        already started by :func:`start_zygote` (this grader closes it), so that its imports
-        overlap this one's set-up; by default the first sandbox run starts one."""
-        from ..sandbox.execution import load_probes
+    ) -> GradingSpec:
+        import jax
 
-        self.course, self.assignment, self.out, self.device = course, assignment, out, device
-        self.master = read_notebook(assignment.master)
-        self.stub = [stub_source(c) for c in code_cells(self.master)]
-        """the student's stub: the master's code cells with each solution replaced by ``...``"""
-        self.questions = {q: float(points) for q, points in assignment.points.items()}
-        self.probes: ProbeSet = load_probes(assignment.probes_file)
-        self.probes_source = assignment.probes_file.read_text(encoding="utf-8")
-        self._score_table()
-        self.seed = seed
+        master = read_notebook(assignment.master)
+        cells = code_cells(master)
+        probes_source = assignment.probes_file.read_text(encoding="utf-8")
         base = SandboxLimits(**course.limits_for(assignment).model_dump())
-        self.limits = limits or base
-        # The course's own runs (the reference, the stub) compile every program cold, once per
-        # batch: never under limits tighter than course.yml's, which flags set for submissions.
-        self.trusted_limits = SandboxLimits(
-            **{f.name: max(getattr(self.limits, f.name), getattr(base, f.name)) for f in fields(base)}
+        chosen = limits or base
+        job, notes = plan_job(assignment, device, cpu_devices, course.grading.matmul_precision)
+        package_files = sorted(
+            f
+            for part in RUNS_THE_REFERENCE
+            for f in [PACKAGE / part, *(PACKAGE / part).rglob("*.py")]
+            if f.is_file()
         )
-        self.notes: list[str] = []
-        self.job = self._job(cpu_devices)
-        self._lifecycle(jobs)
-        self.zygote = zygote
+        parts = [
+            assignment.master.read_bytes(),
+            probes_source.encode(),
+            b"".join(f"{f.relative_to(PACKAGE)}\0".encode() + f.read_bytes() for f in package_files),
+            json.dumps(job, sort_keys=True).encode(),
+            jax.__version__.encode(),
+        ]
+        return cls(
+            assignment=assignment,
+            device=device,
+            questions={q: float(points) for q, points in assignment.points.items()},
+            probes_source=probes_source,
+            stub=[stub_source(c) for c in cells],
+            job=job,
+            notes=notes,
+            limits=chosen,
+            trusted_limits=SandboxLimits(
+                **{f.name: max(getattr(chosen, f.name), getattr(base, f.name)) for f in fields(base)}
+            ),
+            seed=seed,
+            store_digests=[hashlib.sha256(part).hexdigest() for part in parts],
+            master_cells=cells,
+        )
 
-    def _score_table(self) -> None:
-        self.points = {
-            pid: pts
-            for q, total in self.questions.items()
-            for pid, pts in self.probes.points(q, total).items()
-        }
-
-    def _lifecycle(self, jobs: int) -> None:
-        self.hide: list[str] = []
-        """folders every sandbox sees empty, beside the project and OUT"""
-        self.zygote: Zygote | None = None
-        self._zygote_lock = threading.Lock()
-        self._slots: queue.Queue[int] = queue.Queue()
-        for slot in range(1, min(jobs, MAX_SANDBOXES) + 1):
-            self._slots.put(slot)
-        self._reference: dict[str, dict[str, Any]] | None = None
-
-    # -- the course build, for graders elsewhere ------------------------------------------------
-
-    def build(self) -> dict[str, Any]:
-        """What a grader on another machine needs to grade exactly like this one, as plain
-        (JSON-able) data: the course build of this assignment without its master notebook (so
-        without the solution) and the reference outputs. A Dask worker receives it once per
-        batch (:mod:`autograder.grading.backends.dask_cluster`) and grades with :meth:`from_build`."""
+    def to_json(self) -> dict[str, Any]:
+        """This spec without the reference solution, as JSON-able data."""
         return {
             "assignment": self.assignment.model_dump(mode="json"),
             "device": self.device,
@@ -150,121 +131,126 @@ class Grader:
             "trusted_limits": asdict(self.trusted_limits),
             "seed": self.seed,
             "store": self.store_digests,
-            "reference": encode_results(self.reference()),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GradingSpec:
+        return cls(
+            assignment=Assignment.model_validate(data["assignment"]),
+            device=str(data["device"]),
+            questions={str(q): float(v) for q, v in data["questions"].items()},
+            probes_source=str(data["probes"]),
+            stub=[str(c) for c in data["stub"]],
+            job=cast(SandboxJob, dict(data["job"])),
+            notes=[str(n) for n in data["notes"]],
+            limits=SandboxLimits(**data["limits"]),
+            trusted_limits=SandboxLimits(**data["trusted_limits"]),
+            seed=int(data["seed"]),
+            store_digests=[str(d) for d in data["store"]],
+        )
+
+
+class Grader:
+    """Grades submissions of one assignment on one device, reusing one reference run."""
+
+    def __init__(
+        self,
+        spec: GradingSpec,
+        out: Path,
+        *,
+        jobs: int = 1,
+        hide: Sequence[str] = (),
+        zygote: Zygote | None = None,
+        reference: dict[str, ProbeResult] | None = None,
+    ):
+        """``out``: the batch's folder (sandboxes, the zygote's log and, where the user's cache
+        folder cannot be written, the reference store live under it); ``jobs``: sandboxes at
+        once; ``hide``: more folders every sandbox sees empty; ``zygote``: one already started
+        (this grader closes it); ``reference``: the reference outputs, when this grader must not
+        run the solution (it has none: a Dask worker's)."""
+        self.spec, self.out = spec, out
+        self.assignment, self.device, self.seed = spec.assignment, spec.device, spec.seed
+        self.questions, self.job, self.notes = spec.questions, spec.job, spec.notes
+        self.limits, self.trusted_limits = spec.limits, spec.trusted_limits
+        self.probes_source = spec.probes_source
+        self.probes: ProbeSet = probes_from_source(spec.probes_source, spec.assignment.id)
+        self.points = {
+            pid: pts
+            for q, total in self.questions.items()
+            for pid, pts in self.probes.points(q, total).items()
+        }
+        self.sandboxes = SandboxPool(out, spec.job, jobs=jobs, hide=hide, zygote=zygote)
+        self._reference = reference
+
+    @classmethod
+    def for_course(
+        cls,
+        course: Course,
+        assignment: Assignment,
+        out: Path,
+        *,
+        device: str = "cpu",
+        limits: SandboxLimits | None = None,
+        cpu_devices: int | None = None,
+        seed: int,
+        jobs: int = 1,
+        zygote: Zygote | None = None,
+    ) -> Grader:
+        """The instructor's grader, from the course's files. ``cpu_devices`` below the
+        assignment's ``min_devices`` is raised to it (:func:`.sandboxes.plan_job`; a test of the
+        course on fewer devices lowers the floor in its own copy of the course:
+        :func:`autograder.config.with_device_floor`)."""
+        spec = GradingSpec.for_course(
+            course, assignment, device=device, limits=limits, cpu_devices=cpu_devices, seed=seed
+        )
+        return cls(spec, out, jobs=jobs, zygote=zygote)
+
+    # -- the course build, for graders elsewhere ------------------------------------------------
+
+    def build(self) -> dict[str, Any]:
+        """What a grader on another machine needs to grade exactly like this one, as plain
+        (JSON-able) data: the spec without the master notebook (so without the solution) and the
+        reference outputs. A Dask worker receives it once per batch and grades with
+        :meth:`from_build`."""
+        return {"spec": self.spec.to_json(), "reference": encode_results(self.reference())}
 
     @classmethod
     def from_build(
         cls, build: Mapping[str, Any], out: Path, *, hide: Sequence[str] = (), jobs: int = 1
     ) -> Grader:
-        """A grader from another's :meth:`build` alone: it reads no file of the course, never
-        runs the reference, and keeps its sandboxes, zygote log and (where the user's cache
-        folder cannot be written) compilation cache under ``out``; ``hide``: more folders
-        every sandbox sees empty; ``jobs``: sandboxes at once."""
-        from ..sandbox.execution import probes_from_source
-
-        self = cls.__new__(cls)
-        self.assignment = Assignment.model_validate(build["assignment"])
-        self.out, self.device = out, str(build["device"])
-        self.stub = [str(c) for c in build["stub"]]
-        self.questions = {str(q): float(v) for q, v in build["questions"].items()}
-        self.probes_source = str(build["probes"])
-        self.probes = probes_from_source(self.probes_source, self.assignment.id)
-        self._score_table()
-        self.seed = int(build["seed"])
-        self.limits = SandboxLimits(**build["limits"])
-        self.trusted_limits = SandboxLimits(**build["trusted_limits"])
-        self.notes = [str(n) for n in build["notes"]]
-        self.job = dict(build["job"])
-        self._lifecycle(jobs)
-        self.hide = [str(p) for p in hide]
-        self.store_digests = [str(d) for d in build["store"]]
-        self._reference = decode_results(build["reference"])
-        return self
-
-    def _job(self, cpu_devices: int | None) -> dict[str, Any]:
-        devices = self.assignment.devices
-        n = cpu_devices or devices.cpu_devices
-        platform = self.device
-        if self.device == "gpu" and devices.min_devices > 1 and gpu_count() < devices.min_devices:
-            platform = "cpu"
-            n = max(n, devices.cpu_devices, devices.min_devices)
-            self.notes.append(
-                f"graded on {n} virtual CPU devices: this machine has fewer than "
-                f"{devices.min_devices} GPUs, and data-parallel mistakes are invisible on one device"
-            )
-        elif n < devices.min_devices:
-            n = devices.min_devices
-            self.notes.append(
-                f"graded on {n} virtual CPU devices (at least {devices.min_devices}: "
-                "data-parallel mistakes are invisible on one device)"
-            )
-        return {
-            "device": platform,
-            "cpu_devices": n,
-            "matmul_precision": self.course.grading.matmul_precision,
-            "xla_flags": cpu_xla_flags() if platform == "cpu" else "",
-        }
+        """A grader from another's :meth:`build` alone: it reads no file of the course and never
+        runs the reference."""
+        spec = GradingSpec.from_json(build["spec"])
+        return cls(spec, out, jobs=jobs, hide=hide, reference=decode_results(build["reference"]))
 
     # -- lifecycle --------------------------------------------------------------------------
 
     def __enter__(self) -> Grader:
         return self
 
-    def _zygote(self) -> Zygote:
-        """The zygote, started by the first sandbox run (none when every result is stored)."""
-        with self._zygote_lock:
-            if self.zygote is None:
-                self.zygote = start_zygote(self.out)
-            return self.zygote
-
     def __exit__(self, *exc: object) -> None:
-        if self.zygote is not None:
-            self.zygote.close()
+        self.sandboxes.close()
 
     def _run(
         self, cells: list[str], slot: int, probes: list[str], cache: Path | None, *, writes: bool = False
     ) -> RunOutcome:
-        """Run cells, then the ``probes`` (ids), in a sandbox that reads (or, with ``writes``,
-        fills) the compilation cache ``cache``; a run that ``writes`` is the course's own code,
-        under :attr:`trusted_limits`."""
-        zygote = self._zygote()
-        sandbox = self.out / ".sandbox"
-        sandbox.mkdir(parents=True, exist_ok=True)
-        os.chmod(sandbox, 0o711)
-        uid = sandbox_user(slot)
-        job = dict(self.job, hidden=[str(ROOT), str(self.out.resolve()), *self.hide])
-        if cache is not None and writes:
-            cache.mkdir(parents=True, exist_ok=True)
-            if uid is not None:
-                os.chown(cache, uid, uid)
-            job.update(compilation_cache=str(cache), cache_writes=True)
-        elif cache is not None and cache.is_dir() and landlock.abi_version() > 0:
-            job.update(compilation_cache=str(cache))
-        try:
-            return run_sandboxed(
-                zygote,
-                cells=cells,
-                probes_source=self.probes_source,
-                requests=[(pid, probe_seed(self.seed, pid)) for pid in probes],
-                job=job,
-                limits=self.trusted_limits if writes else self.limits,
-                # A fresh name each run: whatever a sandbox did to its folder cannot stop the next.
-                box=sandbox / f"slot-{slot}-{secrets.token_hex(6)}",
-                uid=uid,
-            )
-        finally:
-            if cache is not None and writes and uid is not None:
-                # Back to the grader's user: the sandbox user ids are reused by submissions.
-                for path in (cache, *cache.rglob("*")):
-                    os.chown(path, os.getuid(), os.getgid(), follow_symlinks=False)
-                    os.chmod(path, 0o755 if path.is_dir() else 0o644, follow_symlinks=False)
+        """Run cells, then the ``probes`` (ids), in a sandbox; a run that ``writes`` the
+        compilation cache is the course's own code, under :attr:`trusted_limits`."""
+        return self.sandboxes.run(
+            cells,
+            slot,
+            self.probes_source,
+            [(pid, probe_seed(self.seed, pid)) for pid in probes],
+            self.trusted_limits if writes else self.limits,
+            cache,
+            writes=writes,
+        )
 
     def sandbox_probes(self, questions: Collection[str]) -> list[str]:
         """Ids of the probes of ``questions`` that run in the sandbox (not the source probes)."""
         return [p.id for p in self.probes.probes if p.question in questions and not p.source]
 
-    def source_results(self, cells: Sequence[str], questions: Collection[str]) -> dict[str, dict[str, Any]]:
+    def source_results(self, cells: Sequence[str], questions: Collection[str]) -> dict[str, ProbeResult]:
         """Outcomes of the source probes of ``questions``, run here on the cells' text."""
         functions = [
             f
@@ -281,20 +267,9 @@ class Grader:
 
     # -- reference ----------------------------------------------------------------------------
 
-    @functools.cached_property
+    @property
     def store_digests(self) -> list[str]:
-        """sha256 digests of what the reference results depend on, bar the host (see
-        :func:`autograder.grading.reference.store_key`)."""
-        import jax
-
-        parts = [
-            self.assignment.master.read_bytes(),
-            self.probes_source.encode(),
-            *(f.read_bytes() for f in sorted((Path(__file__).parent.parent / "probing").glob("*.py"))),
-            json.dumps(self.job, sort_keys=True).encode(),
-            jax.__version__.encode(),
-        ]
-        return [hashlib.sha256(part).hexdigest() for part in parts]
+        return self.spec.store_digests
 
     @functools.cached_property
     def store(self) -> Store:
@@ -312,7 +287,7 @@ class Grader:
             root = self.out / ".cache"
         return Store(root / f"{self.assignment.id}-{key}")
 
-    def reference(self) -> dict[str, dict[str, Any]]:
+    def reference(self) -> dict[str, ProbeResult]:
         """Every probe's outputs on the reference solution, from its store, or computed there
         first in a sandbox that never ran student code (see :mod:`autograder.grading.reference`)."""
         if self._reference is not None:
@@ -332,15 +307,15 @@ class Grader:
                     raise GradingFailed(f"the reference results in {store.path} cannot be read back")
                 prune(store.path.parent, keep=store.path)
             store.touch()
-        cells = code_cells(self.master)
-        outputs.update(self.source_results(cells, list(self.questions)))
+        outputs.update(self.source_results(self._master_cells(), list(self.questions)))
         self._reference = outputs
         return outputs
 
     def _warm_public_cache(self, store: Store) -> None:
         """Fill the compilation cache that submissions read from a run of the student's stub:
         public code only, so no program there can reproduce the reference solution."""
-        self._run(self.stub, STUB_SLOT, self.sandbox_probes(self.questions), store.public_xla, writes=True)
+        probes = self.sandbox_probes(self.questions)
+        self._run(self.spec.stub, STUB_SLOT, probes, store.public_xla, writes=True)
         store.public_warmed.touch()
 
     def warm(self) -> None:
@@ -355,7 +330,7 @@ class Grader:
     def _run_reference(self, store: Store) -> None:
         # The reference's own programs go to a cache only reference runs ever read.
         probes = self.sandbox_probes(self.questions)
-        outcome = self._run(code_cells(self.master), REFERENCE_SLOT, probes, store.reference_xla, writes=True)
+        outcome = self._run(self._master_cells(), REFERENCE_SLOT, probes, store.reference_xla, writes=True)
         failed = [pid for pid, r in outcome.results.items() if not r["ok"]]
         if outcome.ended != "ok" or outcome.cell_errors or failed or len(outcome.results) != len(probes):
             why = outcome.detail or (outcome.cell_errors[0][1] if outcome.cell_errors else "")
@@ -366,6 +341,11 @@ class Grader:
                 f"({outcome.ended} at {outcome.where or 'the end'}: {why})"
             )
         store.save(outcome, self.seed)
+
+    def _master_cells(self) -> list[str]:
+        if self.spec.master_cells is None:
+            raise GradingFailed(f"this grader of {self.assignment.id} has no reference solution to run")
+        return self.spec.master_cells
 
     def reference_stored(self) -> bool:
         """Whether :meth:`reference` can load its outputs instead of running the solution."""
@@ -408,7 +388,7 @@ class Grader:
                 sub,
                 "error",
                 f"The grader failed on this submission ({type(e).__name__}); "
-                "it is not the student's fault. Regrade it with --regrade.",
+                "it is not the student's fault, and grading it again may succeed.",
                 {},
                 [],
             )
@@ -425,14 +405,12 @@ class Grader:
                 {},
                 [],
             )
-        slot = self._slots.get()
-        try:
+        # A failure here is this row's `error`, made once by grade().
+        with self.sandboxes.slot() as slot:
             chosen = sub.graded_on(self.questions)
             cache = self.store.public_xla
             outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
             outcome.results.update(self.source_results(sub.cells, chosen))
-        finally:  # a failure here is this row's `error`, made once by grade()
-            self._slots.put(slot)
         try:
             return judge(sub, outcome, self.reference(), self.scoring)
         except Exception as e:  # noqa: BLE001
@@ -445,12 +423,3 @@ class Grader:
                 {},
                 [],
             )
-
-
-def gpu_count() -> int:
-    try:
-        import jax
-
-        return len(jax.devices("gpu"))
-    except RuntimeError:
-        return 0

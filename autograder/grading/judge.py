@@ -8,8 +8,17 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..probing import PlainArray, Probe, ProbeSet, is_out_of_memory, judge_probe, score_question, shorten
-from ..sandbox.run import RunOutcome
+from ..probing import (
+    PlainArray,
+    Probe,
+    ProbeResult,
+    ProbeSet,
+    is_out_of_memory,
+    judge_probe,
+    score_question,
+    shorten,
+)
+from ..sandbox.run import Ended, RunOutcome
 from .collect import Submission
 from .records import Record, Status
 
@@ -39,8 +48,19 @@ class Scoring:
         return round(sum(self.questions.values()), 6)
 
 
+#: The row's status for how its sandbox run ended (the notebook's own ``sys.exit`` is a crash).
+STATUS_OF_END: dict[Ended, Status] = {
+    "ok": "graded",
+    "timeout": "timeout",
+    "memory": "memory",
+    "crashed": "crashed",
+    "exited": "crashed",
+    "tampered": "tampered",
+}
+
+
 def judge(
-    sub: Submission, outcome: RunOutcome, reference: Mapping[str, Mapping[str, Any]], scoring: Scoring
+    sub: Submission, outcome: RunOutcome, reference: Mapping[str, ProbeResult], scoring: Scoring
 ) -> Record:
     """The record of ``sub`` from how its sandbox run ended and the reference's outputs: the
     last step of grading, and a pure one (no sandbox, no file; ``outcome`` is not changed)."""
@@ -78,12 +98,11 @@ def judge(
         "exited": "stopped",
     }
     if outcome.ended != "ok" and outcome.where.startswith("cell") or outcome.ended == "exited":
-        status = "crashed" if outcome.ended == "exited" else outcome.ended
         detail = f" ({outcome.detail})" if outcome.detail else ""
         return make_record(
             scoring,
             sub,
-            status,
+            STATUS_OF_END[outcome.ended],
             f"The notebook {early[outcome.ended]} in {outcome.where}{detail}; no question was graded.",
             {},
             [],
@@ -140,9 +159,7 @@ def judge(
             )
     lost = [q for q in chosen if questions[q] < scoring.questions[q]]
 
-    status = "graded" if outcome.ended == "ok" else outcome.ended
-    if status == "exited":
-        status = "crashed"
+    status = STATUS_OF_END[outcome.ended]
     if not lost:
         message = "All hidden tests passed."
     else:
@@ -287,9 +304,7 @@ def _strings(outputs: Mapping[str, Any]) -> set[str]:
     return found
 
 
-def _bound_outputs(
-    outputs: Mapping[str, Any], reference: Mapping[str, Any], text: _SandboxText
-) -> dict[str, Any]:
+def _bound_outputs(outputs: Mapping[str, Any], reference: ProbeResult, text: _SandboxText) -> dict[str, Any]:
     """A probe's decoded outputs with every string that is not one of the reference's own
     outputs bounded: a judge may quote what came back, and a string equal to the reference's
     is the grader's text, left as it is so that it still compares equal."""
@@ -307,7 +322,7 @@ def _bound_outputs(
 
 def bound_outcome(
     outcome: RunOutcome,
-    reference: Mapping[str, Any],
+    reference: Mapping[str, ProbeResult],
     hidden_source: str,
     graders_own: Collection[str] = (),
 ) -> RunOutcome:
@@ -318,15 +333,15 @@ def bound_outcome(
     feedback page carry the hidden tests. ``graders_own``: ids of the results the grader made
     itself (source probes, run on the cells' text), left whole: their judges read all of it."""
     text = _SandboxText(hidden_source)
-    results: dict[str, dict[str, Any]] = {}
+    results: dict[str, ProbeResult] = {}
     for pid, result in outcome.results.items():
         if pid in graders_own:
             results[pid] = result
         elif not result.get("ok"):
             results[pid] = {"ok": False, "error": text.error(result.get("error", "failed"))}
         else:
-            outputs = _bound_outputs(result.get("outputs") or {}, reference.get(pid) or {}, text)
-            results[pid] = {**result, "outputs": outputs}
+            ref = reference.get(pid) or {"ok": False}
+            results[pid] = {"ok": True, "outputs": _bound_outputs(result.get("outputs") or {}, ref, text)}
     return replace(
         outcome,
         results=results,

@@ -46,6 +46,9 @@ class Record:
     notes: list[str]
     seed: int | None = None
     """the batch's seed, from which every hidden input of this row was drawn"""
+    student: str = ""
+    """who it is from: the roster's id (``grade --roster``), else the identifier the LMS's
+    download names (:mod:`autograder.grading.lms`), else empty"""
 
     @property
     def total(self) -> float:
@@ -66,6 +69,7 @@ class Record:
                 "fingerprint": self.fingerprint,
                 "notes": self.notes,
                 "seed": self.seed,
+                "student": self.student,
             },
         }
 
@@ -83,6 +87,7 @@ class Record:
             data["tests"],
             list(x.get("notes", [])),
             x.get("seed"),
+            str(x.get("student") or ""),
         )
 
 
@@ -135,9 +140,11 @@ def csv_text(text: str) -> str:
 
 
 def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> None:
+    """One row per record: the contract's columns (submission, the questions, total, possible,
+    status, message), then ``student`` (empty where neither the download nor a roster names one)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", *questions, "total", "possible", "status", "message"])
+    w.writerow(["submission", *questions, "total", "possible", "status", "message", "student"])
     for r in records:
         w.writerow(
             [
@@ -147,6 +154,7 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
                 format_points(r.possible),
                 r.status,
                 csv_text(r.message),
+                csv_text(r.student),
             ]
         )
     atomic_write(path, buf.getvalue())

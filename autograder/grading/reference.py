@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..probing import decode_outputs, encode_outputs
+from ..probing import ProbeResult, decode_outputs, encode_outputs
 from .records import atomic_write
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ class Store:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def load(self, seed: int) -> dict[str, dict[str, Any]] | None:
+    def load(self, seed: int) -> dict[str, ProbeResult] | None:
         """Every probe's decoded reference outcome for ``seed``, or ``None`` if missing or damaged."""
         try:
             return decode_results(json.loads(self.outputs_file(seed).read_text(encoding="utf-8")))
@@ -126,7 +126,7 @@ class Store:
         )
 
 
-def encode_results(results: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def encode_results(results: Mapping[str, ProbeResult]) -> dict[str, Any]:
     """Decoded probe outcomes (``{"ok": True, "outputs": ...}`` or ``{"ok": False, "error":
     ...}``, by probe id) as JSON-able data: a store's file, or what a Dask worker receives."""
     data: dict[str, Any] = {}
@@ -143,19 +143,16 @@ def encode_results(results: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     return data
 
 
-def decode_results(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def decode_results(data: Mapping[str, Any]) -> dict[str, ProbeResult]:
     """:func:`encode_results` undone (never unpickles); ``ValueError`` and the like if malformed."""
-    return {
-        pid: (
-            {"ok": False, "error": str(r["error"])}
-            if "error" in r
-            else {
-                "ok": True,
-                "outputs": decode_outputs(r["meta"], {k: base64.b64decode(b) for k, b in r["blobs"].items()}),
-            }
-        )
-        for pid, r in data.items()
-    }
+    results: dict[str, ProbeResult] = {}
+    for pid, r in data.items():
+        if "error" in r:
+            results[pid] = {"ok": False, "error": str(r["error"])}
+        else:
+            blobs = {k: base64.b64decode(b) for k, b in r["blobs"].items()}
+            results[pid] = {"ok": True, "outputs": decode_outputs(r["meta"], blobs)}
+    return results
 
 
 def prune(root: Path, *, keep: Path, now: float | None = None) -> list[Path]:

@@ -27,6 +27,7 @@ from ..config import Assignment
 from .records import atomic_write
 
 if TYPE_CHECKING:
+    from .collect import Submission
     from .records import Record
 
 _STYLE = """<style>
@@ -40,6 +41,8 @@ td.num,th.num{text-align:right;white-space:nowrap}
 .bar{display:inline-block;height:.7rem;background:#c44;vertical-align:middle;margin-left:.4rem}
 table.narrow{width:auto}figure{margin:1rem 0}figure img{max-width:100%}
 details{margin:1rem 0}summary{cursor:pointer}
+.side{display:grid;grid-template-columns:1fr 1fr;gap:.5rem}.side pre{overflow-x:auto;background:#f8f8f8;
+padding:.4rem;margin:0;font-size:.8rem}mark{background:#ffe08a}
 </style>"""
 
 #: Statuses in the order the report lists them.
@@ -234,7 +237,11 @@ def questions_figure(shares: dict[str, float]) -> Any:
     return fig
 
 
-def report_html(records: list[Record], assignment: Assignment, questions: list[str]) -> str:
+def report_html(
+    records: list[Record], assignment: Assignment, questions: list[str], similar: str = ""
+) -> str:
+    """The class report; ``similar`` is its section on similar submissions (HTML,
+    :func:`similar_section`), left out when empty."""
     e = html.escape
     title = f"<h1>{e(assignment.id)}: class report</h1>"
     if not records:
@@ -314,6 +321,7 @@ def report_html(records: list[Record], assignment: Assignment, questions: list[s
             if flagged
             else "<p>None.</p>"
         )
+        + similar
         + "<h2>Every submission</h2><p>Each name opens the student's feedback page.</p>"
         f"<table><tr><th>submission</th><th class=num>total</th><th>status</th><th>message</th></tr>"
         f"{all_rows}</table>"
@@ -321,11 +329,38 @@ def report_html(records: list[Record], assignment: Assignment, questions: list[s
     return _page(f"{assignment.id} class report", body)
 
 
+def similar_section(
+    records: Sequence[Record], submissions: Sequence[Submission], assignment: Assignment
+) -> str:
+    """The report's section on similar submissions (:mod:`autograder.grading.similarity`), among
+    those of ``submissions`` that are rows of ``records``; ``""`` without any. It reads code
+    only and changes no record; when it fails, the report says so and is written all the same."""
+    from .similarity import class_pairs, report_section
+
+    rows = {r.submission for r in records}
+    compared = [s for s in submissions if s.name in rows and s.problem is None]
+    if not compared:
+        return ""
+    try:
+        return report_section(class_pairs(compared, assignment), len(compared))
+    except Exception as e:  # noqa: BLE001 - a pointer for people: never the report's failure
+        why = html.escape(type(e).__name__)
+        return f"<h2>Similar submissions</h2><p>Not computed: the comparison failed ({why}).</p>"
+
+
 def _link(record: Record) -> str:
     href = "feedback/" + quote(f"{record.key}.html")
     return f"<a href='{html.escape(href)}'>{html.escape(record.submission)}</a>"
 
 
-def write_report(out: Path, records: list[Record], assignment: Assignment, questions: list[str]) -> None:
-
-    atomic_write(out / "report.html", report_html(records, assignment, questions))
+def write_report(
+    out: Path,
+    records: list[Record],
+    assignment: Assignment,
+    questions: list[str],
+    submissions: Sequence[Submission] = (),
+) -> None:
+    """``out/report.html``; with ``submissions`` (the batch's, whose code it compares) it lists
+    similar ones (:func:`similar_section`)."""
+    similar = similar_section(records, submissions, assignment)
+    atomic_write(out / "report.html", report_html(records, assignment, questions, similar))

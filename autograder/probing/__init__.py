@@ -54,7 +54,15 @@ from .helpers import (
     source_of,
 )
 from .otter_bridge import otter_check, reference_env
-from .plain import PlainArray, ProbeError, decode_outputs, decode_run, encode_outputs, flatten_outputs
+from .plain import (
+    PlainArray,
+    ProbeError,
+    ProbeResult,
+    decode_outputs,
+    decode_run,
+    encode_outputs,
+    flatten_outputs,
+)
 from .running import (
     Namespace,
     SourceFunction,
@@ -70,6 +78,7 @@ __all__ = [
     "TOLERANCES",
     "Namespace",
     "PlainArray",
+    "ProbeResult",
     "Probe",
     "ProbeError",
     "ProbeSet",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -134,12 +134,12 @@ def split_points(total: float, weights: list[float]) -> list[float]:
 
 
 def score_question(
-    probes: list[Probe], points: dict[str, float], problems: dict[str, str | None]
+    probes: list[Probe], points: Mapping[str, float], problems: Mapping[str, str | None]
 ) -> tuple[float, list[str]]:
     """``(points earned, messages)`` for one question from each probe's judged problem: the sum
     of the passing probes' points, or 0 when a gate failed (its message comes first)."""
-    gates = [problems[p.id] for p in probes if p.gate and problems.get(p.id)]
-    failed = [problems[p.id] for p in probes if not p.gate and problems.get(p.id)]
+    gates = [m for p in probes if p.gate and (m := problems.get(p.id))]
+    failed = [m for p in probes if not p.gate and (m := problems.get(p.id))]
     if gates:
         return 0.0, [*gates, *failed]
     earned = sum(points[p.id] for p in probes if not p.gate and problems.get(p.id) is None)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._captured import _isinstance, _type
 from .api import Probe
-from .plain import PlainArray
+from .plain import PlainArray, ProbeResult
 
 #: Tolerances by dtype, one table for every device. Grading pins
 #: ``jax_default_matmul_precision="highest"`` for student and reference runs alike, so float32
@@ -31,7 +31,7 @@ def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def judge_probe(probe: Probe, student: dict[str, Any], reference: dict[str, Any]) -> str | None:
+def judge_probe(probe: Probe, student: ProbeResult, reference: ProbeResult) -> str | None:
     """``None`` when the student's run of ``probe`` passes, else the message for the student.
 
     ``student`` and ``reference`` are decoded outcomes: ``{"ok": True, "outputs": {...}}`` or

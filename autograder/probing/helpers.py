@@ -102,8 +102,8 @@ class _TraceCounter:
             jax.monitoring.register_event_duration_secs_listener(self._on_event)
             self.installed = True
 
-    def _on_event(self, name: str, _duration: float, **_: Any) -> None:
-        if self.active and name == "/jax/core/compile/jaxpr_trace_duration":
+    def _on_event(self, event: str, duration_secs: float, **_: str | int) -> None:
+        if self.active and event == "/jax/core/compile/jaxpr_trace_duration":
             self.count += 1
 
 
@@ -122,7 +122,7 @@ def count_traces(thunk: Callable[[], Any]) -> int:
     before = _TRACES.count
     _TRACES.active = True
     try:
-        jax.block_until_ready(thunk())
+        jax.block_until_ready(thunk())  # type: ignore[no-untyped-call]  # JAX leaves it unannotated
     finally:
         _TRACES.active = False
     return _TRACES.count - before
@@ -230,6 +230,7 @@ def _recursion(tree: ast.Module) -> bool:
     """Whether a function of ``tree`` reaches itself through the names it calls (canonical
     text names each binding once: ``f = jax.jit(f)`` is two of them)."""
     edges: dict[str, set[str]] = {}
+    body: list[ast.stmt] | list[ast.expr]
     for node in tree.body:
         if _isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             name, body = node.name, node.body

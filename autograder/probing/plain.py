@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -66,8 +66,9 @@ def _plain_array(x: Any) -> tuple[np.ndarray, bool]:
     key = False
     if _is_jax_array(x):
         import jax
+        import jax.numpy as jnp
 
-        if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+        if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
             x, key = jax.random.key_data(x), True
         arr = _np_array(x, copy=True)
     elif _isinstance(x, (np.ndarray, np.generic)):
@@ -173,7 +174,7 @@ def _load_array(path: str, blob: Any) -> np.ndarray:
     claimed, data = math.prod(shape) * dtype.itemsize, len(blob) - fp.tell()
     if claimed != data:
         raise ValueError(f"output {path!r}: its data is {data} bytes, not the {claimed} its header says")
-    arr = np.load(io.BytesIO(blob), allow_pickle=False)
+    arr: np.ndarray = np.load(io.BytesIO(blob), allow_pickle=False)
     if arr.dtype.kind not in "biufc":
         raise ValueError(f"output {path!r} has dtype {arr.dtype}")
     return arr
@@ -187,7 +188,16 @@ class PlainArray:
     key: bool = False
 
 
-def decode_run(run: dict[str, Any]) -> dict[str, Any]:
+class ProbeResult(TypedDict):
+    """One probe's result as the judge reads it, from the sandbox's pipe or run in the grader:
+    ``ok`` with the decoded ``outputs``, or not ``ok`` with the probe's ``error``."""
+
+    ok: bool
+    outputs: NotRequired[dict[str, Any]]
+    error: NotRequired[str]
+
+
+def decode_run(run: dict[str, Any]) -> ProbeResult:
     if not run["ok"]:
         return {"ok": False, "error": run["error"]}
     # Round-trip through JSON, as the pipe does, so both graders judge identical data.

@@ -36,7 +36,8 @@ class SourceNamespace:
         self._entries = entries
 
     def __getattr__(self, name: str) -> SourceFunction:
-        entry = self.__dict__["_entries"].get(name)
+        entries: dict[str, SourceFunction | str] = self.__dict__["_entries"]
+        entry = entries.get(name)
         if entry is None:
             raise ProbeError(f"`{name}` is not a function of this question")
         if _isinstance(entry, str):

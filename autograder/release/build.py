@@ -31,7 +31,7 @@ import yaml
 from ..config import ROOT, Assignment, Course, load_course
 from ..errors import BuildError, NotebookError
 from ..master_format import config_cell, marked_cells, master_config, master_questions, with_points
-from ..notebooks import executable_source, read_notebook
+from ..notebooks import executable_source, read_notebook, typed_nbformat
 from ..probing import ProbeSet
 from ..sandbox.execution import load_probes
 from .handout import add_export_cell, add_setup_cell, write_handout
@@ -99,7 +99,7 @@ def hidden_test_cell(probe_id: str, points: float, seed: int) -> nbformat.Notebo
         f"    from hidden_probes import hidden\n"
         f"    otter_check(hidden, {probe_id!r}, env, seed={seed})"
     )
-    return nbformat.v4.new_code_cell(source)
+    return typed_nbformat().v4.new_code_cell(source)
 
 
 def autograder_master(
@@ -176,7 +176,7 @@ def stable_ids(nb: nbformat.NotebookNode) -> None:
 
 
 def write_notebook(nb: nbformat.NotebookNode, path: Path) -> None:
-    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    path.write_text(typed_nbformat().writes(nb) + "\n", encoding="utf-8")
 
 
 def load_sources(a: Assignment) -> tuple[nbformat.NotebookNode, ProbeSet]:
@@ -209,7 +209,7 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
         if release.exists():
             shutil.rmtree(release)
         release.mkdir(parents=True)
-        student = nbformat.read(work / "dist" / "student" / a.notebook, as_version=4)
+        student = typed_nbformat().read(work / "dist" / "student" / a.notebook, as_version=4)
         add_setup_cell(student, a.notebook)
         add_export_cell(student)
         stable_ids(student)
@@ -221,7 +221,7 @@ def build_assignment(a: Assignment, course: Course, *, release_root: Path, build
         out.mkdir(parents=True)
         gradescope_zip(a, course, out / f"{a.id}-autograder.zip")
         write_handout(a, release, out / f"{a.id}-student.zip")
-        solved = nbformat.read(work / "dist" / "autograder" / a.notebook, as_version=4)
+        solved = typed_nbformat().read(work / "dist" / "autograder" / a.notebook, as_version=4)
         add_setup_cell(solved, a.notebook)
         add_export_cell(solved)  # cell for cell the student notebook, solved
         stable_ids(solved)

@@ -59,6 +59,7 @@ FALLBACK_RESULTS = json.dumps(
 )
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
+
 class NoSubmission(Exception):
     """The submission folder holds no single notebook to grade; the message is for the student."""
 
@@ -153,7 +154,7 @@ def grade_submission(root: Path, course: Course) -> dict[str, Any]:
         if status != 0 or len(written) != 1:
             print(f"gradescope: grade exited with {status}, {len(written)} result(s)", file=sys.stderr)
             return failure_results(GRADER_FAILED)
-        results = json.loads(written[0].read_text(encoding="utf-8"))
+        results: dict[str, Any] = json.loads(written[0].read_text(encoding="utf-8"))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     results.setdefault("stdout_visibility", "hidden")

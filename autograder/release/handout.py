@@ -25,7 +25,7 @@ import nbformat
 from packaging.requirements import Requirement
 
 from ..config import ROOT, Assignment
-from ..notebooks import SETUP_CELL_MARKER
+from ..notebooks import SETUP_CELL_MARKER, typed_nbformat
 
 STUDENT_REQUIREMENTS = ROOT / "requirements" / "student.txt"
 #: A fixed date for every zip member, so that the same sources give the same zip bytes.
@@ -123,7 +123,7 @@ def setup_cell(notebook: str) -> nbformat.NotebookNode:
     source = _SETUP.format(
         marker=SETUP_CELL_MARKER, pins=json.dumps(notebook_pins()), notebook=json.dumps(notebook)
     )
-    return nbformat.v4.new_code_cell(source)
+    return typed_nbformat().v4.new_code_cell(source)
 
 
 def add_setup_cell(nb: nbformat.NotebookNode, notebook: str) -> None:
@@ -133,7 +133,7 @@ def add_setup_cell(nb: nbformat.NotebookNode, notebook: str) -> None:
 
 def add_export_cell(nb: nbformat.NotebookNode) -> None:
     """End ``nb`` with :data:`EXPORT_CELL`."""
-    nb.cells.append(nbformat.v4.new_code_cell(EXPORT_CELL))
+    nb.cells.append(typed_nbformat().v4.new_code_cell(EXPORT_CELL))
 
 
 def handout_members(a: Assignment, release: Path) -> dict[str, bytes]:

@@ -39,6 +39,7 @@ import nbformat
 from ..config import ROOT, Assignment, Course, load_course
 from ..errors import BuildError
 from ..master_format import SOLUTION_LINE, marked_cells, split_test_config
+from ..notebooks import typed_nbformat
 from ..probing import ProbeSet
 from .build import kernel_support_files, load_sources, stable_ids, write_notebook
 
@@ -122,13 +123,14 @@ def _meta(
         "solution": solution,
     }
     if grade:
-        meta["points"] = int(points) if float(points or 0).is_integer() else points
+        value = points or 0  # a graded cell without points is worth 0
+        meta["points"] = int(value) if float(value).is_integer() else value
     return {"nbgrader": meta}
 
 
 def _with_meta(cell: nbformat.NotebookNode, meta: dict[str, Any]) -> nbformat.NotebookNode:
     cell = copy.deepcopy(cell)
-    cell.metadata = nbformat.from_dict(meta)
+    cell.metadata = typed_nbformat().from_dict(meta)
     return cell
 
 
@@ -174,7 +176,7 @@ def hidden_test_source(a: Assignment, probe_id: str, function: str, points: floa
 
 def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet) -> nbformat.NotebookNode:
     """The nbgrader source notebook of a checked master (see the module docstring)."""
-    out = nbformat.v4.new_notebook()
+    out = typed_nbformat().v4.new_notebook()
     out.metadata = copy.deepcopy(nb.metadata)
     out.metadata.pop("otter", None)
     cells: list[nbformat.NotebookNode] = []
@@ -199,7 +201,7 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
                     continue
                 src = hidden_test_source(a, p.id, p.function, shares[p.id])
                 cells.append(
-                    nbformat.v4.new_code_cell(
+                    typed_nbformat().v4.new_code_cell(
                         src,
                         metadata=_meta(f"{question}_{p.name}", grade=True, locked=True, points=shares[p.id]),
                     )
@@ -225,7 +227,7 @@ def nbgrader_notebook(a: Assignment, nb: nbformat.NotebookNode, hidden: ProbeSet
             cells.append(_with_meta(cell, _meta(next_id("md"), locked=True)))
             if note:
                 cells.append(
-                    nbformat.v4.new_markdown_cell(
+                    typed_nbformat().v4.new_markdown_cell(
                         _NBGRADER_NOTE, metadata=_meta("nbgrader_note", locked=True)
                     )
                 )

@@ -33,7 +33,14 @@ from .. import master_format
 from ..config import Assignment, Course, load_course
 from ..grading import batch as grade
 from ..grading.records import Record, read_records
-from ..notebooks import bound_and_read_names, code_cells, defined_names, defining_cell, read_notebook
+from ..notebooks import (
+    bound_and_read_names,
+    code_cells,
+    defined_names,
+    defining_cell,
+    read_notebook,
+    typed_nbformat,
+)
 from . import build
 
 #: The reference's graded cells alone, graded beside the known-wrong answers built from them: at
@@ -57,7 +64,7 @@ def mutant_notebook(
     nb = copy.deepcopy(reference)
     idx = defining_cell([c.source if c.cell_type == "code" else "" for c in nb.cells], functions)
     cells = list(nb.cells)
-    cells.insert(idx + 1, nbformat.v4.new_code_cell(source))
+    cells.insert(idx + 1, typed_nbformat().v4.new_code_cell(source))
     nb.cells = cells
     return nb
 
@@ -73,7 +80,8 @@ def graded_cells(
     names = {i: bound_and_read_names(source) for i, source in code.items()}
 
     def reads(i: int) -> set[str]:
-        return names[i][1] if names[i] else set()
+        n = names[i]
+        return n[1] if n else set()
 
     keep = {i for i, n in names.items() if n is None or defined_names(code[i]) & set(functions)}
     _, wanted = bound_and_read_names(extra) or (set(), set())
@@ -118,7 +126,7 @@ def release_text(release: Path) -> str:
         if f.is_file():
             text = f.read_text(encoding="utf-8", errors="replace")
             if f.suffix == ".ipynb":
-                text = notebook_text(nbformat.reads(text, as_version=4))
+                text = notebook_text(typed_nbformat().reads(text, as_version=4))
             parts.append(text)
     return "\n".join(parts)
 
@@ -148,7 +156,9 @@ def handout_checks(a: Assignment, handout: Path, release: Path) -> list[Check]:
     parts = []
     for name, data in sorted(members.items()):
         text = data.decode("utf-8", errors="replace")
-        parts.append(notebook_text(nbformat.reads(text, as_version=4)) if name.endswith(".ipynb") else text)
+        parts.append(
+            notebook_text(typed_nbformat().reads(text, as_version=4)) if name.endswith(".ipynb") else text
+        )
     return [
         Check(a.id, "student zip holds the release only", not extra, extra[0] if extra else ""),
         *leak_checks(a, "\n".join(parts), where="student zip"),
@@ -275,11 +285,11 @@ def validate_assignment(
         )
         subs = tmp_path / "submissions"
         subs.mkdir()
-        reference = nbformat.read(tmp_path / "build" / a.id / "reference.ipynb", as_version=4)
-        nbformat.write(reference, subs / "reference.ipynb")
+        reference = typed_nbformat().read(tmp_path / "build" / a.id / "reference.ipynb", as_version=4)
+        typed_nbformat().write(reference, subs / "reference.ipynb")
         (subs / "stub.ipynb").write_bytes((tmp_path / "release" / a.id / a.notebook).read_bytes())
         functions = list(a.function_question())
-        nbformat.write(graded_cells(reference, functions), subs / LEAN)
+        typed_nbformat().write(graded_cells(reference, functions), subs / LEAN)
         mutants: dict[str, str] = {}
         for path in sorted(a.mutants_dir.glob("q*.py")):
             if known_wrong is not None and path.stem not in known_wrong:
@@ -291,7 +301,7 @@ def validate_assignment(
             name = f"mutant-{path.stem}.ipynb"
             source = path.read_text()
             lean = graded_cells(reference, functions, extra=source)
-            nbformat.write(mutant_notebook(lean, a.questions[q].functions, source), subs / name)
+            typed_nbformat().write(mutant_notebook(lean, a.questions[q].functions, source), subs / name)
             mutants[name] = q
         out = tmp_path / "out"
         status = grade.main(

@@ -22,7 +22,7 @@ import sys
 import types
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from ..probing import describe_exception, run_probe
 from . import integrity, limits, privileges
@@ -57,28 +57,35 @@ class _CappedWriter:
         return False
 
 
+class _JaxConfig(Protocol):
+    """``jax.config``, typed: JAX's ``Config.update`` has no annotations."""
+
+    def update(self, name: str, val: Any, /) -> None: ...
+
+
 def _configure_jax(job: dict[str, Any]) -> None:
     """Device, device count and matmul precision, set before JAX creates its backends."""
     import jax
 
+    config = cast(_JaxConfig, jax.config)
     if job.get("xla_flags"):
         # Read when the first backend starts, below: the zygote imported JAX but started none.
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {job['xla_flags']}".strip()
     if job["device"] == "gpu":
         # Several sandboxes share a GPU: allocate on demand instead of grabbing 75% each.
         os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
-        jax.config.update("jax_platforms", "cuda,cpu")
+        config.update("jax_platforms", "cuda,cpu")
     else:
-        jax.config.update("jax_platforms", "cpu")
-    jax.config.update("jax_num_cpu_devices", int(job["cpu_devices"]))
-    jax.config.update("jax_default_matmul_precision", job["matmul_precision"])
+        config.update("jax_platforms", "cpu")
+    config.update("jax_num_cpu_devices", int(job["cpu_devices"]))
+    config.update("jax_default_matmul_precision", job["matmul_precision"])
     if job.get("compilation_cache"):
         # XLA executables compiled by the reference run (same JAX, same device, same flags):
         # most eager ops and probe calls of a submission compile to the same programs, and
         # loading one costs milliseconds instead of a compile. Only the reference run writes.
         settings = compilation_cache_settings(job["compilation_cache"], writes=bool(job.get("cache_writes")))
         for name, value in settings.items():
-            jax.config.update(name, value)
+            config.update(name, value)
     # Start the backend (and its threads) now, inside the limits but before student code: a
     # submission that exhausts the process limit must not starve XLA of threads later.
     jax.devices()
@@ -204,7 +211,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     _configure_jax(job)
     sys.modules["otter"] = fake_otter()
     writer = _CappedWriter(1, sandbox_limits.output_mb * 2**20)
-    sys.stdout = sys.stderr = writer  # type: ignore[assignment]
+    sys.stdout = sys.stderr = writer
     missing = list(confined.missing) + ([] if abi else ["Landlock (file and TCP confinement)"])
     snap = integrity.snapshot()
     # Bound to locals before student code runs: replacing the module attributes (or their code

@@ -12,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, TypedDict, cast
 
 from . import landlock
 
@@ -221,7 +222,8 @@ class Meter:
     # -- the process tree --
 
     def _tree(self) -> list[int]:
-        found, todo = [], [self.pid]
+        found: list[int] = []
+        todo = [self.pid]
         while todo and len(found) < 100_000:
             pid = todo.pop()
             found.append(pid)
@@ -296,17 +298,29 @@ class Meter:
                 pass
 
 
-def _status(pid: int) -> dict[str, str | int]:
+_SizeField = Literal["VmRSS", "RssAnon", "RssShmem"]
+
+
+class _ProcStatus(TypedDict, total=False):
+    """The fields of /proc/<pid>/status the memory account reads (those the file has)."""
+
+    VmRSS: int
+    RssAnon: int
+    RssShmem: int
+    NSpid: str
+
+
+def _status(pid: int) -> _ProcStatus:
     """The fields of /proc/<pid>/status this account reads: sizes in bytes, NSpid as text."""
-    out: dict[str, str | int] = {}
+    out: _ProcStatus = {}
     try:
         with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
             for line in f:
                 key, _, value = line.partition(":")
                 if key in ("VmRSS", "RssAnon", "RssShmem"):
-                    out[key] = int(value.split()[0]) * 1024
+                    out[cast(_SizeField, key)] = int(value.split()[0]) * 1024
                 elif key == "NSpid":
-                    out[key] = value.strip()
+                    out["NSpid"] = value.strip()
     except (OSError, ValueError, IndexError):
         pass
     return out

@@ -12,10 +12,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ..probing import decode_outputs, is_out_of_memory, shorten
-from ..probing.plain import OutputsTooLarge
+from ..probing.plain import OutputsTooLarge, ProbeResult
 from .limits import Meter, SandboxLimits
 from .zygote import Zygote
 
@@ -29,20 +29,37 @@ MAX_RESULT_BYTES = 128 * 2**20
 MAX_BLOBS = 256
 
 
+#: How a sandboxed run ended: ``exited`` is the notebook's own ``sys.exit``/``os._exit``.
+Ended = Literal["ok", "timeout", "memory", "crashed", "exited", "tampered"]
+
+
+class SandboxJob(TypedDict):
+    """What the grader tells a sandbox child besides its cells and limits (sent as JSON)."""
+
+    device: Literal["cpu", "gpu"]
+    cpu_devices: int
+    matmul_precision: str
+    xla_flags: str
+    hidden: NotRequired[list[str]]
+    """folders the sandbox sees empty (the project, OUT, and any the grader adds)"""
+    compilation_cache: NotRequired[str]
+    cache_writes: NotRequired[bool]
+    """only the course's own runs fill a compilation cache; submissions read one"""
+
+
 @dataclass
 class RunOutcome:
     """How a sandboxed run ended, as plain data."""
 
-    ended: str = "ok"
-    """``ok``, ``timeout``, ``memory``, ``crashed``, ``exited`` (sys.exit) or ``tampered``"""
+    ended: Ended = "ok"
     where: str = ""
     """what was running when it ended early: ``cell 4`` or a probe id"""
     detail: str = ""
     cell_errors: list[tuple[int, str]] = field(default_factory=list)
     tampered: list[str] = field(default_factory=list)
     """evidence that the sandbox's code or the channel was tampered with; never points"""
-    results: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """probe id -> ``{"ok": True, "outputs": {...}}`` or ``{"ok": False, "error": "..."}``"""
+    results: dict[str, ProbeResult] = field(default_factory=dict)
+    """probe id -> its :class:`~autograder.probing.plain.ProbeResult`"""
     landlock: int = 0
     missing: list[str] = field(default_factory=list)
     """protections this platform could not give the sandbox (see sandbox/privileges.py)"""
@@ -50,7 +67,7 @@ class RunOutcome:
 
 
 class _Ended(Exception):
-    def __init__(self, ended: str, detail: str = ""):
+    def __init__(self, ended: Ended, detail: str = ""):
         super().__init__(detail)
         self.ended, self.detail = ended, detail
 
@@ -68,7 +85,7 @@ def run_sandboxed(
     cells: list[str],
     probes_source: str,
     requests: list[tuple[str, int]],
-    job: dict[str, Any],
+    job: SandboxJob,
     limits: SandboxLimits,
     box: Path,
     uid: int | None,

@@ -208,9 +208,9 @@ class Zygote:
             except OSError:
                 data = b""
             if not data:
-                for job in self._jobs.values():
-                    job.started.set()
-                    job.exited.set()
+                for waiting in self._jobs.values():
+                    waiting.started.set()
+                    waiting.exited.set()
                 return
             msg = json.loads(data)
             job = self._jobs.get(msg.get("started") or msg.get("exited"))

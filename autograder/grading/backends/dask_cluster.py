@@ -36,7 +36,7 @@ import platform
 import secrets
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import asdict, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -155,11 +155,7 @@ class CourseBuild(WorkerPlugin):
         grader = self.grader
         if grader is None:
             raise RuntimeError(f"worker {worker.address} cannot grade: {self.failure or 'not set up'}")
-        with grader._zygote_lock:
-            # A zygote killed from outside (the kernel's OOM killer) is started again.
-            if grader.zygote is not None and not grader.zygote.alive():
-                grader.zygote.close()
-                grader.zygote = None
+        grader.sandboxes.revive()
         sub = Submission(
             name=str(data["name"]),
             key=str(data["key"]),
@@ -193,7 +189,7 @@ def cluster_records(
     scheduler: str | None = None,
     workers: int | None = None,
     console: Console | None = None,
-) -> Iterator[Record]:
+) -> Generator[Record]:
     """Grade ``todo`` on the cluster at ``scheduler``, or on a LocalCluster of ``workers``
     processes started here, yielding each record as it arrives; as
     :func:`autograder.grading.batch.local_records` does on this machine. ``console`` is told the
@@ -230,7 +226,7 @@ def cluster_records(
             client.submit(grade_submission, name, asdict(s), key=f"grade-{token}-{i}", retries=RETRIES): s
             for i, s in enumerate(ship)
         }
-        for fut in as_completed(futures, loop=client.loop):
+        for fut in as_completed(futures, loop=client.loop):  # type: ignore[no-untyped-call]  # distributed's
             try:
                 record = _record(grader, futures[fut], fut)
             except _SchedulerLost:
@@ -253,7 +249,7 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
             "crashed",
             f"The worker grading this notebook died each of the {e.allowed_failures + 1} times it was "
             "tried (a notebook that brings its grader down, or workers stopped from outside); no "
-            "question was graded. If the cluster was at fault, regrade it with --regrade.",
+            "question was graded. If the cluster was at fault, grading it again may succeed.",
             {},
             [],
         )
@@ -265,7 +261,7 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
             sub,
             "error",
             f"The grader failed on this submission on a Dask worker ({type(e).__name__}: "
-            f"{shorten(str(e), 160)}); it is not the student's fault. Regrade it with --regrade.",
+            f"{shorten(str(e), 160)}); it is not the student's fault, and grading it again may succeed.",
             {},
             [],
         )
@@ -283,7 +279,7 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
             sub,
             "error",
             "A Dask worker returned a record that is not this submission's; it is not the "
-            "student's fault. Regrade it with --regrade.",
+            "student's fault, and grading it again may succeed.",
             {},
             [],
         )
@@ -293,14 +289,20 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
 def _client(stack: contextlib.ExitStack, scheduler: str | None, workers: int | None) -> Client:
     if scheduler is not None:
         try:
-            return stack.enter_context(Client(scheduler, timeout=CONNECT_SECONDS, set_as_default=False))
+            client: Client = Client(  # type: ignore[no-untyped-call]  # distributed's
+                scheduler, timeout=CONNECT_SECONDS, set_as_default=False
+            )
+            stack.enter_context(client)  # its __enter__ returns itself, untyped
+            return client
         except (OSError, TimeoutError) as e:
             raise GradingFailed(
                 f"cannot reach the Dask scheduler at {scheduler} within {CONNECT_SECONDS} s "
                 f"({type(e).__name__})"
             ) from None
     cluster = stack.enter_context(local_cluster(workers or 1))
-    return stack.enter_context(Client(cluster, set_as_default=False))
+    local: Client = Client(cluster, set_as_default=False)  # type: ignore[no-untyped-call]  # distributed's
+    stack.enter_context(local)
+    return local
 
 
 def local_cluster(workers: int) -> LocalCluster:
@@ -310,7 +312,7 @@ def local_cluster(workers: int) -> LocalCluster:
     # counts against the submission it was grading only (Dask counts it against every task the
     # worker held, and lets each be held by dying workers ALLOWED_FAILURES times).
     with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
-        return LocalCluster(
+        return LocalCluster(  # type: ignore[no-untyped-call]  # distributed's
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
@@ -325,7 +327,7 @@ def _unregister(client: Client, name: str) -> None:
     """Take the batch's plugin off the cluster (each worker's teardown closes its zygote)."""
     if client.status == "running":
         with contextlib.suppress(Exception):
-            client.unregister_worker_plugin(name)
+            client.unregister_worker_plugin(name)  # type: ignore[no-untyped-call]  # distributed's
 
 
 def _log_level() -> int:

@@ -1,0 +1,183 @@
+"""The grades in the file each LMS imports (``grade --lms canvas|moodle``), and who submitted
+nothing (``grade --roster``: ``OUT/missing.csv``).
+
+The columns are each LMS's documented ones:
+
+- **Canvas** ``OUT/canvas-import.csv``: its gradebook's own export format, which its import reads
+  back ("Student, ID, SIS User ID, SIS Login ID, Section", then one column per assignment named
+  ``<name> (<assignment id>)``, and a second row ``Points Possible``; see Canvas's guide "How do I
+  import grades in the Gradebook?" and the nemogb vignette "Detailed Canvas Export Info"). Canvas
+  finds the student by ID (its user id), SIS User ID or SIS Login ID, and the assignment by the id
+  in the column's name: give ``--lms-column "Broadcasting (4567)"`` to fill an existing one.
+- **Moodle** ``OUT/moodle-import.csv``: for the gradebook's "Import > CSV file" (MoodleDocs
+  "Grade import"), which identifies a user by one column mapped to ``useremail``,
+  ``useridnumber`` or ``username`` ("Map from"/"Map to"), and maps the grade column to a grade
+  item; its own export names an assignment's column ``Assignment: <name> (Real)``.
+
+One row per student: where several rows are one student's (Blackboard's attempts), the latest
+attempt, else the highest total. A row whose student the file cannot name (no identifier that
+LMS reads: give a roster with the columns it needs) is left out and counted in a warning.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from .lms import Roster, Student, missing
+from .lms_layouts import owner_of
+from .records import Record, atomic_write, csv_text, format_points
+
+if TYPE_CHECKING:
+    from ..config import Assignment
+
+SYSTEMS = ("canvas", "moodle")
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+MOODLE_COLUMNS = ("Full name", "Email address", "ID number", "Username")
+#: How Canvas's export writes its second row (its importer skips it).
+CANVAS_POINTS_POSSIBLE = "    Points Possible"
+MISSING_SHOWN = 10
+
+
+def check_systems(systems: Sequence[str]) -> None:
+    """:class:`UsageError` for an LMS this module writes no import file for."""
+    for system in systems:
+        if system not in SYSTEMS:
+            raise UsageError(f"--lms {system}: not one of {', '.join(SYSTEMS)}")
+
+
+def one_per_student(records: Sequence[Record]) -> tuple[list[Record], int]:
+    """The row that stands for each student (the latest Blackboard attempt, else the highest
+    total, else the first), in the order of ``records``; and how many rows name no student."""
+    best: dict[str, Record] = {}
+    anonymous = 0
+
+    def rank(r: Record) -> tuple[str, float]:
+        owner = owner_of(r.submission)
+        return (owner.attempt if owner else "", r.total)
+
+    for r in records:
+        if not r.student:
+            anonymous += 1
+        elif r.student not in best or rank(r) > rank(best[r.student]):
+            best[r.student] = r
+    return list(best.values()), anonymous
+
+
+def _canvas_row(r: Record, who: Student | None) -> list[str] | None:
+    owner = owner_of(r.submission)
+    canvas_id = who.get("canvas_id") if who else ""
+    if not canvas_id and owner is not None and owner.layout == "canvas" and owner.student.isdigit():
+        canvas_id = owner.student
+    sis_user, sis_login = (who.get("sis_user_id"), who.get("sis_login_id")) if who else ("", "")
+    if not (canvas_id or sis_user or sis_login):
+        return None
+    name = who.name if who else (owner.name if owner else "")
+    section = who.get("section") if who else ""
+    return [csv_text(name), canvas_id, sis_user, sis_login, csv_text(section), format_points(r.total)]
+
+
+def _moodle_row(r: Record, who: Student | None) -> list[str] | None:
+    if who is None or not (who.get("email") or who.get("idnumber") or who.get("username")):
+        return None
+    return [
+        csv_text(who.name),
+        who.get("email"),
+        csv_text(who.get("idnumber")),
+        csv_text(who.get("username")),
+        format_points(r.total),
+    ]
+
+
+def write_import(
+    out: Path,
+    system: str,
+    records: Sequence[Record],
+    assignment: Assignment,
+    roster: Roster | None,
+    column: str | None = None,
+) -> tuple[Path, int, int]:
+    """Write ``OUT/<system>-import.csv``; ``(its path, students written, rows left out)``."""
+    chosen, left_out = one_per_student(records)
+    people = roster.by_id() if roster else {}
+    make: Callable[[Record, Student | None], list[str] | None]
+    if system == "canvas":
+        header = [*CANVAS_COLUMNS, column or assignment.title]
+        make = _canvas_row
+        possible = format_points(records[0].possible if records else 0)
+        lines = [[CANVAS_POINTS_POSSIBLE, "", "", "", "", possible]]
+    else:
+        header = [*MOODLE_COLUMNS, column or f"Assignment: {assignment.title} (Real)"]
+        make = _moodle_row
+        lines = []
+    written = 0
+    for r in chosen:
+        row = make(r, people.get(r.student))
+        if row is None:
+            left_out += 1
+        else:
+            lines.append(row)
+            written += 1
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(lines)
+    path = out / f"{system}-import.csv"
+    atomic_write(path, buf.getvalue())
+    return path, written, left_out
+
+
+def write_missing(out: Path, records: Sequence[Record], roster: Roster) -> list[Student]:
+    """``OUT/missing.csv``: the roster's students no row is from, with the roster's columns."""
+    absent = missing(records, roster)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(roster.columns)
+    for s in absent:
+        w.writerow([csv_text(s.get(c)) for c in roster.columns])
+    atomic_write(out / "missing.csv", buf.getvalue())
+    return absent
+
+
+def finish(
+    out: Path,
+    records: Sequence[Record],
+    assignment: Assignment,
+    roster: Roster | None,
+    systems: Sequence[str],
+    column: str | None,
+    warn: Callable[[str], None],
+) -> list[str]:
+    """Write ``missing.csv`` (with a roster) and each LMS's import file; the summary's lines
+    about them. A row an import file leaves out is a warning."""
+    lines = []
+    if roster is not None:
+        absent = write_missing(out, records, roster)
+        total = len(roster.students)
+        if absent:
+            shown = ", ".join(f"{s.name} ({s.id})" if s.name else s.id for s in absent[:MISSING_SHOWN])
+            more = f" and {len(absent) - MISSING_SHOWN} more" if len(absent) > MISSING_SHOWN else ""
+            lines.append(
+                f"roster: {total - len(absent)} of {total} students submitted; {len(absent)} submitted "
+                f"nothing: {shown}{more} ({out / 'missing.csv'})"
+            )
+        else:
+            lines.append(f"roster: all {total} students submitted")
+    for system in dict.fromkeys(systems):
+        path, written, left_out = write_import(out, system, records, assignment, roster, column)
+        lines.append(f"{system} import: {path} ({written} students)")
+        if left_out:
+            needs = (
+                "ID (canvas_id), SIS User ID or SIS Login ID"
+                if system == "canvas"
+                else "email, idnumber or username"
+            )
+            warn(
+                f"{path.name}: {left_out} rows left out, their student has no {needs}; give --roster "
+                "with those columns"
+            )
+    return lines
