@@ -1151,3 +1151,187 @@ def sgd_update_on_a_list_of_layers(sub, rng):
     if not isinstance(new, (list, tuple)):
         return {"type": type(new).__name__}
     return {"type": type(new).__name__, "layers": [_affine_parts(layer) for layer in new]}
+
+
+# ---------------------------------------------------------------------------------------------
+# q13 sqrt_by_scan: q6's iteration with iters static, so that jax.grad works under jit.
+#
+# Values and gradients are judged against the iteration run in float64 by NumPy, here, from
+# the reference run's inputs (never by turning on jax_enable_x64, which would change every
+# later program in the process). x0 = a and x0 = 1 give the same iterates from x1 = (a + 1) / 2
+# on, and iters >= 1, so either start passes.
+
+SQRT_ITERS = (1, 2, 5, 25)
+
+
+def _sqrt_inputs(rng, n):
+    """``n`` float32 scalars spread over [0.05, 100] (log-uniform): below 1, the start x0 = a
+    lies under sqrt(a); above 1, over it."""
+    return [jnp.float32(a) for a in np.exp(rng.uniform(np.log(0.05), np.log(100.0), n))]
+
+
+def _newton64(a, iters):
+    """The iterate after ``iters`` Newton steps from x0 = a, and its derivative d x / d a, in
+    float64 (forward mode: x0 = a, dx0 = 1)."""
+    a = float(a)
+    x, dx = a, 1.0
+    for _ in range(iters):
+        x, dx = (x + a / x) / 2, (dx + 1 / x - a * dx / x**2) / 2
+    return x, dx
+
+
+def _is_weak(x):
+    try:
+        return bool(jax.typeof(x).weak_type)
+    except Exception:  # noqa: BLE001 - not a JAX value: the structure check says what it is
+        return False
+
+
+def _scalar_problem(got, iters):
+    if not isinstance(got, PlainArray):
+        return f"with iters = {iters}, returned {describe_value(got)}, expected a float32 scalar"
+    if got.value.shape != () or got.value.dtype != np.float32:
+        return (
+            f"with iters = {iters}, returned a {got.value.dtype} array of shape "
+            f"{tuple(got.value.shape)}, expected a float32 scalar (shape ())"
+        )
+    return None
+
+
+def _off_by_float64(what, rtol, derivative):
+    """A judge of outputs ``{what}.iters_K.I`` against the float64 iteration on ``ref["a"][I]``."""
+
+    def judge(out, ref):
+        a = np.asarray(ref["a"].value, np.float64)
+        for path in ref:
+            if not path.startswith(f"{what}."):
+                continue
+            _, key, i = path.split(".")
+            iters = int(key.removeprefix("iters_"))
+            got = out.get(path)
+            problem = _scalar_problem(got, iters)
+            if problem:
+                return problem
+            value = float(got.value)
+            want = _newton64(a[int(i)], iters)[derivative]
+            if np.isclose(value, want, rtol=rtol, atol=0):
+                continue
+            name = "the gradient" if derivative else "the value"
+            near = ((iters - 1, "one Newton step short"), (iters + 1, "one Newton step too many"))
+            for other, words in near:
+                if np.isclose(value, _newton64(a[int(i)], other)[derivative], rtol=rtol, atol=0):
+                    return (
+                        f"with iters = {iters}, {name} is the float64 reference's after {other} "
+                        f"step(s): {words}; run exactly iters steps"
+                    )
+            return (
+                f"with iters = {iters}, {name} is {abs(value / want - 1):.2g} away (relative) from "
+                f"a float64 reference, more than {rtol:g}: start from x0 = a and apply "
+                "x <- (x + a / x) / 2, iters times"
+            )
+        return None
+
+    return judge
+
+
+_values_near_float64 = _off_by_float64("value", 1e-5, derivative=0)
+_grads_near_float64 = _off_by_float64("grad", 1e-4, derivative=1)
+
+
+def _strong_float32_values(out, ref):
+    weak = out.get("weakly_typed")
+    if isinstance(weak, list) and any(weak):
+        return (
+            "returns a weakly typed float32 (what a Python float becomes under jit), expected a "
+            "float32 scalar that is not weakly typed: compute from a, a float32 array"
+        )
+    return _values_near_float64(out, ref)
+
+
+@hidden.probe("q13", "sqrt_by_scan", judge=_strong_float32_values, weight=2)
+def matches_float64_under_jit(sub, rng):
+    """under jax.jit(sqrt_by_scan, static_argnums=1) with iters = 1, 2, 5 and 25"""
+    a_values = _sqrt_inputs(rng, 3)
+    f = jax.jit(sub.sqrt_by_scan, static_argnums=1)
+    values = {f"iters_{k}": [f(a, k) for a in a_values] for k in SQRT_ITERS}
+    return {
+        "a": jnp.stack(a_values),
+        "value": values,
+        "weakly_typed": [_is_weak(v) for vs in values.values() for v in vs],
+    }
+
+
+def _first_line(err):
+    lines = str(err).splitlines()
+    return f"{type(err).__name__}: {lines[0] if lines else ''}"[:160]
+
+
+def _grads_or_error(out, ref):
+    if out.get("error"):
+        if "Reverse-mode differentiation" in out["error"]:
+            return (
+                f"{out['call']} raised ValueError: reverse mode cannot run a while loop "
+                "(lax.while_loop, or a fori_loop with a traced trip count); use lax.scan, iters static"
+            )
+        return f"{out.get('call', 'jax.grad')} raised {out['error']}"
+    return _grads_near_float64(out, ref)
+
+
+@hidden.probe("q13", "sqrt_by_scan", judge=_grads_or_error, weight=2)
+def gradient_matches_float64(sub, rng):
+    """jax.grad of it: jitted with iters static, under jit, and directly"""
+    a_values = _sqrt_inputs(rng, 3)
+    f = sub.sqrt_by_scan
+    calls = [
+        (
+            "jax.grad(jax.jit(sqrt_by_scan, static_argnums=1))",
+            jax.grad(jax.jit(f, static_argnums=1)),
+            (1, 3, 25),
+        ),
+        ("jax.jit(jax.grad(sqrt_by_scan), static_argnums=1)", jax.jit(jax.grad(f), static_argnums=1), (4,)),
+        ("jax.grad(sqrt_by_scan)", jax.grad(f), (2,)),
+    ]
+    grads = {}
+    for name, g, iters in calls:
+        for k in iters:
+            try:
+                grads[f"iters_{k}"] = [g(a, k) for a in a_values]
+            except Exception as e:  # noqa: BLE001 - judged: reverse mode through a while loop raises
+                return {"error": _first_line(e), "call": name}
+    return {"a": jnp.stack(a_values), "error": "", "call": "", "grad": grads}
+
+
+def _one_loop_of_fixed_size(out, ref):
+    if out["traced_error"]:
+        return (
+            f"raises {out['traced_error']} when traced with jax.make_jaxpr(sqrt_by_scan, "
+            "static_argnums=1); iters is a Python int there"
+        )
+    if out["ops_3"] != out["ops_30"]:
+        return (
+            f"its jaxpr grows with iters ({out['ops_3']} operations for iters = 3, "
+            f"{out['ops_30']} for iters = 30): the loop is unrolled; use lax.scan"
+        )
+    if out["loops"] == 0:
+        return "its jaxpr holds no loop primitive ('scan' or 'while'): run the steps with lax.scan"
+    if out["loops"] > 1:
+        return (
+            f"its jaxpr holds {out['loops']} loops ('scan' or 'while'), expected exactly one: run "
+            "the steps in one lax.scan"
+        )
+    return None
+
+
+@hidden.probe("q13", "sqrt_by_scan", judge=_one_loop_of_fixed_size, gate=True)
+def jaxpr_holds_one_loop_of_fixed_size(sub, rng):
+    """its jaxpr with iters static, for iters = 3 and 30"""
+    (a,) = _sqrt_inputs(rng, 1)
+
+    def ops(iters):
+        # As jax.make_jaxpr(sqrt_by_scan, static_argnums=1)(a, iters): iters a Python int.
+        return primitives(lambda a: sub.sqrt_by_scan(a, iters), a)
+
+    error = raised(ops, 3) or raised(ops, 30)
+    ops_3, ops_30 = ([], []) if error else (ops(3), ops(30))
+    loops = sum(name in ("scan", "while") for name in ops_3)
+    return {"traced_error": error, "loops": loops, "ops_3": len(ops_3), "ops_30": len(ops_30)}

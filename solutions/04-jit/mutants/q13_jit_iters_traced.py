@@ -1,0 +1,10 @@
+"""Reuses question 6's fori_loop and jits it with iters traced: under the jit the trip count is
+a tracer, so the fori_loop becomes a while loop, and jax.grad raises."""
+
+import jax
+from jax import lax
+
+
+@jax.jit
+def sqrt_by_scan(a, iters):
+    return lax.fori_loop(0, iters, lambda i, x: (x + a / x) / 2, a)
