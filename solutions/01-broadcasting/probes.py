@@ -2,8 +2,10 @@
 
 Question 1 is property-tested against ``np.broadcast_shapes`` itself (computed by the judge, in
 the grader); the other questions are compared with the reference solution. Gates enforce the
-notebook's rules: q1 is plain Python; q2-q8 have no Python loop (rule 2) and call no library
-function that is the answer (rule 3); q8 goes through ``.at[...]``.
+notebook's rules: q1 is plain Python; q2-q8 have no Python loop in their source (rule 2) and
+call no library function that is the answer (rule 3); q8 goes through ``.at[...]``; q9's loop
+rule is judged on what runs (with ``idx`` traced, its jaxpr does not grow with ``idx.size``);
+q10 is judged on its values and dtype alone.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from autograder.probing import (
     compare_value,
     forbidden_names,
     names_used,
+    primitives,
     python_loops,
     raised,
     source_of,
@@ -417,10 +420,27 @@ def sums_to_one_along_axis(sub, rng):
 
 
 def _stable(out, ref):
-    if array(out, "p").shape == array(ref, "p").shape and not np.isfinite(array(out, "p")).all():
+    p = array(out, "p")
+    if p.shape == array(ref, "p").shape and not np.isfinite(p).all():
+        # Which rows failed says why: exp of a raw score near +1000 overflows to inf (inf / inf
+        # is nan); near -1000 every exp underflows to 0 (0 / 0 is nan), as it does for a row
+        # far below a max taken over the whole array.
+        bad = ~np.isfinite(p).all(axis=-1)
+        high = array(ref, "x").mean(axis=-1) > 0
+        fix = "subtract the max along the axis (keepdims=True) before exp"
+        if (bad & high).any() and (bad & ~high).any():
+            return (
+                "gives nan or inf: exp overflows to inf on the rows around +1000 and underflows "
+                f"to 0 on those around -1000 (inf / inf and 0 / 0 are nan); {fix}"
+            )
+        if (bad & high).any():
+            return (
+                "gives nan or inf on the rows around +1000: exp overflows float32 to inf above "
+                f"about 88, and inf / inf is nan; {fix}"
+            )
         return (
-            "gives nan or inf: exp overflows float32 above about 88; subtract the max "
-            "along the axis (keepdims=True) before exp"
+            "gives nan or inf on the rows around -1000: there every exp underflows to 0, and "
+            f"0 / 0 is nan; {fix}, so that each row's largest exp is 1"
         )
     # Float32 results near ±1000 carry ~1e-4 relative error whatever the stable method.
     return compare_outputs(out, ref, rtol=1e-4)
@@ -432,7 +452,7 @@ def stable_for_scores_around_1000(sub, rng):
     signs = np.where(rng.random((6, 1)) < 0.5, -1.0, 1.0)
     signs[:2, 0] = [1.0, -1.0]  # both kinds of row, always
     x = jnp.asarray(1000.0 * signs + 3.0 * rng.standard_normal((6, 5)), jnp.float32)
-    return {"p": sub.softmax(x)}
+    return {"x": x, "p": sub.softmax(x)}
 
 
 _loop_gate("q5", "softmax")
@@ -589,3 +609,240 @@ def updates_through_at(sub, rng):
 
 
 _loop_gate("q8", "set_diagonal")
+
+
+# ---------------------------------------------------------------------------------------------
+# q9 take_or_fill: x[idx] in range, fill out of range, negative indices from the end.
+
+_INT32_MIN, _INT32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max)
+
+
+def _take_case(sub, x, idx, fill) -> dict:
+    """One call, with the inputs the judge reads back from the reference's run."""
+    return {"x": x, "idx": idx, "out": sub.take_or_fill(x, idx, fill)}
+
+
+def _cases(ref) -> list[str]:
+    """The output paths of every case in ``ref`` (``"random.out"``, ``"cases.3.out"``), each
+    beside its inputs at the same prefix."""
+    return [path for path in ref if path == "out" or path.endswith(".out")]
+
+
+def _took_or_filled(out, ref):
+    for path in _cases(ref):
+        base = path[: -len("out")]
+        x, idx, want = array(ref, base + "x"), array(ref, base + "idx").astype(np.int64), array(ref, path)
+        got, n = array(out, path), x.shape[0]
+        if got.shape != want.shape:
+            return f"returned shape {got.shape} for idx of shape {idx.shape}; the result has idx's shape"
+        if got.dtype != want.dtype:
+            return f"returned {got.dtype}, expected float32 (x's dtype)"
+        with np.errstate(invalid="ignore"):
+            wrong = ~np.isclose(
+                got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=1e-6, equal_nan=True
+            )
+        if not wrong.any():
+            continue
+        in_range = (idx >= -n) & (idx < n)
+        if (wrong & in_range & (idx < 0)).any():
+            return (
+                "is wrong at negative indices in [-n, 0), which are in range: they count from the "
+                "end, as in NumPy (-1 is x[n - 1], -n is x[0])"
+            )
+        if (wrong & in_range).any():
+            return "is wrong at indices in [0, n), which should give x[idx]"
+        outside = wrong & ~in_range & (idx != _INT32_MIN)
+        if outside.any():
+            clamped = x[np.clip(np.where(idx < 0, idx + n, idx), 0, n - 1)]
+            if np.array_equal(got[outside], clamped[outside]):
+                return (
+                    "gives x's first or last element at indices out of range (idx >= n or idx < -n), "
+                    "where it should give fill: JAX clamps such an index silently; mask it with "
+                    'jnp.where, or use .at[idx].get(mode="fill", fill_value=fill)'
+                )
+            return "does not give fill at indices out of range (idx >= n or idx < -n)"
+        return (
+            "is wrong at the smallest int32 index, -2**31, which is out of range: -idx overflows "
+            "there (it is -2**31 again); compare idx with -n, not -idx with n"
+        )
+    return None
+
+
+def _f32_vector(rng: np.random.Generator, n: int):
+    return _f32(rng, (n,), scale=3.0)
+
+
+@hidden.probe("q9", "take_or_fill", judge=_took_or_filled, weight=2)
+def matches_reference_on_random_indices(sub, rng):
+    """on random x (7,), indices (3, 5) in [-14, 14) and a random fill"""
+    x = _f32_vector(rng, 7)
+    idx = jnp.asarray(rng.integers(-14, 14, size=(3, 5)), jnp.int32)
+    return {"random": _take_case(sub, x, idx, float(rng.standard_normal()))}
+
+
+@hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
+def negative_indices_count_from_the_end(sub, rng):
+    """on every index in [-n, n) and four just outside it, in random order (n from 3 to 8)"""
+    n = int(rng.integers(3, 9))
+    idx = np.concatenate([np.arange(-n, n), [-n - 2, -n - 1, n, n + 1]])
+    idx = jnp.asarray(rng.permutation(idx), jnp.int32)
+    return {"every_index": _take_case(sub, _f32_vector(rng, n), idx, float(rng.standard_normal()))}
+
+
+@hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
+def int32_extremes(sub, rng):
+    """on indices that include the smallest and largest int32 values, next to -n - 1, -n, n - 1 and n"""
+    n = int(rng.integers(4, 9))
+    edges = [_INT32_MIN, _INT32_MIN + 1, _INT32_MAX, _INT32_MAX - 1, -n - 1, -n, n - 1, n, 0]
+    idx = jnp.asarray(rng.permutation(np.array(edges, np.int64)), jnp.int32)
+    return {"extremes": _take_case(sub, _f32_vector(rng, n), idx, float(rng.standard_normal()))}
+
+
+@hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
+def nan_and_infinite_fills(sub, rng):
+    """on random x (5,) and indices (8,) with fill = nan, inf and -inf"""
+    x = _f32_vector(rng, 5)
+    idx = np.concatenate([rng.integers(-5, 5, size=4), [-7, -6, 5, 9]])
+    idx = jnp.asarray(rng.permutation(idx), jnp.int32)
+    return {
+        "fill_nan": _take_case(sub, x, idx, float("nan")),
+        "fill_inf": _take_case(sub, x, idx, float("inf")),
+        "fill_minus_inf": _take_case(sub, x, idx, float("-inf")),
+    }
+
+
+@hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
+def any_shape_of_idx(sub, rng):
+    """on 0-d indices (one in range, one not), indices (2, 0), (2, 3, 2), and x of length 1"""
+    x = _f32_vector(rng, 6)
+    fill = float(rng.standard_normal())
+    return {
+        "index_0d": _take_case(sub, x, jnp.asarray(-int(rng.integers(1, 7)), jnp.int32), fill),
+        "index_0d_out": _take_case(sub, x, jnp.asarray(int(rng.integers(6, 20)), jnp.int32), fill),
+        "empty": _take_case(sub, x, jnp.zeros((2, 0), jnp.int32), fill),
+        "three_axes": _take_case(sub, x, jnp.asarray(rng.integers(-9, 9, size=(2, 3, 2)), jnp.int32), fill),
+        "length_1": _take_case(sub, _f32_vector(rng, 1), jnp.asarray([-2, -1, 0, 1], jnp.int32), fill),
+    }
+
+
+# "No Python loop" is judged on what runs: the function is traced with idx as a traced argument
+# (x and fill closed over) for 3 and for 12 indices, and its primitives are counted, nested
+# jaxprs included. Indexing the whole array at once gives the same program for both; a loop over
+# the indices (for, comprehension, map, recursion) repeats its body once per index. A function
+# that cannot be traced at all (it turns idx into NumPy, say) is judged on its source instead, so
+# an answer that is right when run is never failed for being untraceable.
+_SIZES_TRACED = (3, 12)
+
+
+def _does_not_grow(out, ref):
+    if "untraced" in out:
+        loops = out.get("loops")
+        if isinstance(loops, list) and loops:
+            return (
+                f"jax.make_jaxpr cannot trace it with idx traced ({out['untraced']}) and it uses "
+                f"{loops[0]}; index the whole array at once (rule 2)"
+            )
+        return None
+    ops = out.get("ops")
+    if not (isinstance(ops, list) and len(ops) == 2 and all(isinstance(k, int) for k in ops)):
+        return "could not count the operations of its traced program"
+    small, large = ops
+    if small == 0:
+        return "its traced program does nothing; is the function body filled in?"
+    if large > small:
+        return (
+            f"with idx traced, its program has {small} operations for {_SIZES_TRACED[0]} indices "
+            f"but {large} for {_SIZES_TRACED[1]}: a Python loop runs once per index; index the "
+            "whole array at once (rule 2)"
+        )
+    return None
+
+
+@hidden.probe("q9", "take_or_fill", judge=_does_not_grow, gate=True)
+def program_does_not_grow_with_idx(sub, rng):
+    """has no Python loop (judged on the program JAX traces with idx traced)"""
+    x = _f32_vector(rng, 5)
+
+    def run(idx):
+        return sub.take_or_fill(x, idx, -1.0)
+
+    try:
+        return {"ops": [len(primitives(run, jnp.zeros(k, jnp.int32))) for k in _SIZES_TRACED]}
+    except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
+        return {"untraced": type(e).__name__, "loops": python_loops(source_of(sub.take_or_fill))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q10 brighten: uint8 arithmetic saturated at 0 and 255, not wrapped around.
+
+
+def _image(rng: np.random.Generator, shape: tuple[int, ...]):
+    return jnp.asarray(rng.integers(0, 256, size=shape), jnp.uint8)
+
+
+def _brighten_case(sub, img, delta: int) -> dict:
+    """One call, with the inputs the judge reads back from the reference's run."""
+    return {"img": img, "delta": int(delta), "out": sub.brighten(img, int(delta))}
+
+
+def _saturated(out, ref):
+    for path in _cases(ref):
+        base = path[: -len("out")]
+        img, delta, want = array(ref, base + "img"), ref[base + "delta"], array(ref, path)
+        got = array(out, path)
+        if got.shape != want.shape:
+            return f"returned shape {got.shape} for an image of shape {img.shape}; keep img's shape"
+        if got.dtype != want.dtype:
+            return (
+                f"returned {got.dtype}, expected uint8: convert back with .astype(jnp.uint8) after clipping"
+            )
+        wrong = got != want
+        if not wrong.any():
+            continue
+        g, before = got.astype(np.int64), img.astype(np.int64)
+        wider = (
+            "add in an integer type that holds -255 to 510 (int16 or int32), clip to [0, 255], "
+            "then convert to uint8"
+        )
+        if delta > 0 and (wrong & (g < before)).any():
+            return f"brightening wrapped around: some pixels came out darker than they went in; {wider}"
+        if delta < 0 and (wrong & (g > before)).any():
+            return f"darkening wrapped around: some pixels came out brighter than they went in; {wider}"
+        if np.abs(g - want.astype(np.int64))[wrong].max() == 1:
+            return (
+                f"is 1 off in {int(wrong.sum())} of {wrong.size} pixels: if you compute in floats, "
+                "converting to uint8 truncates (254.99997 becomes 254); add in integers, or round first"
+            )
+        sign = "positive" if delta > 0 else "negative" if delta < 0 else "zero"
+        return f"with a {sign} delta, differs from the reference in {int(wrong.sum())} of {wrong.size} pixels"
+    return None
+
+
+@hidden.probe("q10", "brighten", judge=_saturated, weight=2)
+def matches_reference_on_a_random_image(sub, rng):
+    """on a random image (5, 6, 3) brightened and darkened by random deltas up to 127"""
+    img = _image(rng, (5, 6, 3))
+    return {
+        "brighter": _brighten_case(sub, img, int(rng.integers(1, 128))),
+        "darker": _brighten_case(sub, img, -int(rng.integers(1, 128))),
+    }
+
+
+@hidden.probe("q10", "brighten", judge=_saturated, weight=2)
+def every_pixel_value(sub, rng):
+    """on every pixel value 0 to 255, with deltas -255, -1, 0, 1, 255 and 27 random ones"""
+    img = jnp.arange(256, dtype=jnp.uint8).reshape(16, 16)
+    deltas = [-255, -1, 0, 1, 255] + [int(d) for d in rng.integers(-255, 256, size=27)]
+    return {"cases": [_brighten_case(sub, img, d) for d in deltas]}
+
+
+@hidden.probe("q10", "brighten", judge=_saturated)
+def any_shape(sub, rng):
+    """on a 0-d image, empty images (0,) and (2, 0, 3), and an image (1,)"""
+    return {
+        "image_0d_up": _brighten_case(sub, _image(rng, ()), int(rng.integers(1, 256))),
+        "image_0d_down": _brighten_case(sub, _image(rng, ()), -int(rng.integers(1, 256))),
+        "empty": _brighten_case(sub, _image(rng, (0,)), int(rng.integers(-255, 256))),
+        "empty_3d": _brighten_case(sub, _image(rng, (2, 0, 3)), int(rng.integers(-255, 256))),
+        "one_pixel": _brighten_case(sub, _image(rng, (1,)), int(rng.integers(-255, 256))),
+    }

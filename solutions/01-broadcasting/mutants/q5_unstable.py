@@ -1,4 +1,5 @@
-"""Exponentiates the raw scores: exp overflows to inf above about 88, and inf / inf is nan."""
+"""Exponentiates the raw scores: exp overflows to inf above about 88 (inf / inf is nan), and
+every exp of a row around -1000 underflows to 0 (0 / 0 is nan)."""
 
 import jax.numpy as jnp
 

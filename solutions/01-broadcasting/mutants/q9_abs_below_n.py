@@ -1,0 +1,8 @@
+"""Tests |idx| < n: -n is in range (it is x[0]) but fails the test, and |-2**31| overflows to
+-2**31, which passes it."""
+
+import jax.numpy as jnp
+
+
+def take_or_fill(x, idx, fill):
+    return jnp.where(jnp.abs(idx) < x.shape[0], x[idx], fill)
