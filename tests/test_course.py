@@ -41,6 +41,9 @@ ONE_DEVICE_BLIND = {
     "q7_shard_map_pmean_of_grads",
     "q7_shard_map_psum_loss",
     "q9_pmean",
+    "q10_no_collective",
+    "q10_pmean_of_grads",
+    "q10_psum_loss",
 }
 
 

@@ -1,9 +1,10 @@
 """Hidden tests of 05-pmap: data-parallel training of the linear model w * x + b.
 
-The data-parallel probes (q4-q7, q9) run on ``n = jax.local_device_count()`` devices, and q4/q6/q9
-also on exactly 2 when there are at least 2. On one device several mistakes give the right numbers
-(no ``pmean``, a per-device clipping norm, a plain ``jit``, ``pmean`` for ``psum``), which is why the
-grader always runs this assignment with 8 virtual CPU devices (course.yml: ``devices``). Every probe
+The data-parallel probes (q4-q7, q9, q10) run on ``n = jax.local_device_count()`` devices, and
+q4/q6/q9 also on exactly 2 when there are at least 2 (q7 and q10 take a mesh of all devices). On
+one device several mistakes give the right numbers (no ``pmean``, a per-device clipping norm, a
+plain ``jit``, ``pmean`` for ``psum``, q10's ``pmean`` of the gradients), which is why the grader
+always runs this assignment with 8 virtual CPU devices (course.yml: ``devices``). Every probe
 passes for the reference on any device count from 1 to 8.
 
 JAX is imported inside the probe bodies, never at module level: the device count is fixed when
@@ -656,3 +657,200 @@ def pmapped_with_psum(sub, rng):
         "devices": len(sharding.device_set) if sharding is not None else 0,
         "n": _devices(),
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# q10 shard_map_train_step
+
+
+def _step_with_start(sub, params: dict[str, Any], x: Any, y: Any, lr: float) -> dict[str, Any]:
+    """One step's outputs, with the params it started from (the judge reads them from ``ref``)."""
+    start = dict(params)  # a copy: the step may not change the caller's dict, but could
+    return {"step": sub.shard_map_train_step(params, x, y, lr), "start": start, "n": _devices()}
+
+
+def _full_batch_numbers(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """The reference's numbers, with a message of its own for the two collective mistakes that
+    scale a step by the device count (both invisible on one device)."""
+    n = ref["n"]
+    got_loss, want_loss = out.get("step.1"), ref["step.1"]
+    if n > 1 and isinstance(got_loss, PlainArray) and got_loss.value.shape == want_loss.value.shape == ():
+        if np.isclose(float(got_loss.value), n * float(want_loss.value), rtol=1e-4):
+            return (
+                f"the loss is {n} times the full-batch loss: lax.psum adds the {n} block losses; "
+                'average them with lax.pmean(..., "batch") and differentiate that'
+            )
+    if n > 1 and not compare_outputs({"step.1": got_loss}, {"step.1": want_loss}):
+        scaled = []
+        for name in ("w", "b"):
+            got, want = out.get(f"step.0.{name}"), ref[f"step.0.{name}"]
+            if not isinstance(got, PlainArray) or got.value.shape != ():
+                break
+            start = float(ref[f"start.{name}"].value)
+            moved, should = float(got.value) - start, float(want.value) - start
+            scaled.append(abs(should) > 1e-3 and np.isclose(moved, n * should, rtol=1e-3))
+        if scaled and all(scaled):
+            return (
+                f"the step is {n} times the full-batch step: shard_map already sums the gradient "
+                "of the P() params over the devices, so lax.pmean of the gradients is too large; "
+                "differentiate lax.pmean of the local loss instead"
+            )
+    if isinstance(got_loss, PlainArray) and got_loss.value.shape not in ((), want_loss.value.shape):
+        return (
+            f"loss has shape {got_loss.value.shape}, expected a scalar (): return it with "
+            "out_specs=P(), one value the same on every device"
+        )
+    return compare_outputs(out, ref)
+
+
+@hidden.probe("q10", "shard_map_train_step", weight=2, judge=_full_batch_numbers)
+def equals_full_batch_step_sharded(sub, rng):
+    """one step on the whole (N, 1) batch equals one full-batch step"""
+    params, x, y = _sharded_inputs(rng)
+    return _step_with_start(sub, params, x, y, _learning_rate(rng))
+
+
+@hidden.probe("q10", "shard_map_train_step", judge=_full_batch_numbers)
+def one_example_per_device(sub, rng):
+    """one step on a batch of one example per device equals one full-batch step"""
+    x, y = _line_data(rng, _devices())
+    return _step_with_start(sub, _far_params(rng), x, y, _learning_rate(rng))
+
+
+@hidden.probe("q10", "shard_map_train_step")
+def three_steps_in_a_row_sharded(sub, rng):
+    """three steps, each fed the params the last one returned, equal three full-batch steps"""
+    params, x, y = _sharded_inputs(rng)
+    lr = _learning_rate(rng)
+    losses = []
+    for _ in range(3):
+        params, loss = sub.shard_map_train_step(params, x, y, lr)
+        losses.append(loss)
+    return {"params": params, "losses": losses}
+
+
+def _spec(spec: Any) -> list[str | None]:
+    """A PartitionSpec as plain data: one entry per array axis, trailing ``None`` dropped, a
+    one-name tuple as that name (``P("batch", None)`` and ``P(("batch",))`` read ``["batch"]``)."""
+    entries: list[str | None] = []
+    for entry in tuple(spec):
+        if isinstance(entry, tuple):
+            entry = entry[0] if len(entry) == 1 else "+".join(map(str, entry))
+        entries.append(None if entry is None else str(entry))
+    while entries and entries[-1] is None:
+        entries.pop()
+    return entries
+
+
+# Primitives whose outputs are their inputs, placed or typed anew: an input keeps its name.
+_PASS_THROUGH = {
+    "device_put",
+    "copy",
+    "copy_p",
+    "convert_element_type",
+    "reshard",
+    "sharding_constraint",
+    "mesh_cast",
+}
+
+
+def _find_shard_maps(jaxpr: Any, names: dict[Any, str], found: list[dict[str, Any]]) -> None:
+    """Every shard_map of ``jaxpr`` (calls such as jit included), each with the mesh, the spec
+    and the name (``params``, ``x``, ``y`` or ``None``) of every operand, and the out specs.
+    ``names`` maps the jaxpr's variables that carry an input of the step to that input's name."""
+
+    def name_of(var: Any) -> str | None:
+        return None if type(var).__name__ == "Literal" else names.get(var)
+
+    for eqn in jaxpr.eqns:
+        operands = [name_of(v) for v in eqn.invars]
+        if eqn.primitive.name == "shard_map":
+            found.append(
+                {
+                    "mesh": {str(k): int(v) for k, v in dict(eqn.params["mesh"].shape).items()},
+                    "operands": [
+                        {
+                            "name": name,
+                            "shape": list(var.aval.shape),
+                            "weak": bool(getattr(var.aval, "weak_type", False)),
+                            "spec": _spec(spec),
+                        }
+                        for name, var, spec in zip(operands, eqn.invars, eqn.params["in_specs"])
+                    ],
+                    "out": [_spec(spec) for spec in eqn.params["out_specs"]],
+                }
+            )
+            continue
+        if eqn.primitive.name in _PASS_THROUGH and len(eqn.outvars) == len(operands):
+            names.update({out: name for out, name in zip(eqn.outvars, operands) if name})
+        for param in eqn.params.values():
+            for inner in param if isinstance(param, (list, tuple)) else [param]:
+                inner = getattr(inner, "jaxpr", inner)
+                if hasattr(inner, "eqns"):
+                    same = len(inner.invars) == len(operands)
+                    inner_names = {v: n for v, n in zip(inner.invars, operands) if n} if same else {}
+                    _find_shard_maps(inner, inner_names, found)
+
+
+def _shard_map_problem(found: dict[str, Any], n: int) -> str | None:
+    """What keeps one shard_map from being the step's: None when it is."""
+    if found["mesh"] != {"batch": n}:
+        return f'its mesh is {found["mesh"]}, not all {n} devices on one axis named "batch"'
+    operands = found["operands"]
+    params = [o for o in operands if o["name"] == "params"]
+    if not params:  # lost on the way in: the 0-d float operands are the params
+        params = [o for o in operands if o["shape"] == [] and not o["weak"]]
+    if len(params) < 2 or any(o["spec"] for o in params):
+        return (
+            "the params do not go in replicated, in_specs P() (q4's pmapped train_step gives them "
+            "a device axis and does not count)"
+        )
+    data = [o for o in operands if o["name"] in ("x", "y")]
+    if len(data) < 2:
+        data = [o for o in operands if len(o["shape"]) == 2 and o["shape"][1] == 1]
+    if len(data) < 2:
+        return 'x and y do not go in as they come, (N, 1) arrays with in_specs P("batch")'
+    if any(o["spec"] != ["batch"] for o in data):
+        specs = " and ".join(sorted({f"P({', '.join(map(repr, o['spec']))})" for o in data}))
+        return f'x and y go in as {specs}, not P("batch"): split the batch over the devices'
+    if any(found["out"]):
+        return "not every output has out_specs P(): return new_params and the loss replicated"
+    return None
+
+
+def _holds_the_shard_map(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    found, problem = out.get("shard_maps"), out.get("problem")
+    if not isinstance(found, int) or not isinstance(problem, str):
+        return "returned no verdict on its shard_map"
+    if problem:
+        return problem if not found else f"the step's shard_map is not the one asked for: {problem}"
+    if not found:
+        return (
+            "the step holds no jax.shard_map: write it with jax.shard_map over a mesh of all "
+            'devices with the axis "batch" (a jit on placed data is q7\'s answer, not this one)'
+        )
+    return None
+
+
+@hidden.probe("q10", "shard_map_train_step", judge=_holds_the_shard_map, gate=True)
+def shard_map_over_every_device(sub, rng):
+    """holds a shard_map over all devices, params in as P(), x and y as P("batch"), outputs P()"""
+    import jax
+
+    params, x, y = _sharded_inputs(rng)
+    lr = _learning_rate(rng)
+    try:
+        traced = jax.make_jaxpr(lambda p, a, b: sub.shard_map_train_step(p, a, b, lr))(params, x, y)
+    except Exception as e:  # noqa: BLE001 - the student's step, traced: say why it could not be
+        first = str(e).splitlines()[0] if str(e) else ""
+        return {
+            "shard_maps": 0,
+            "problem": f"tracing the step with jax.make_jaxpr raised {type(e).__name__}: {first}",
+        }
+    names = ["params"] * len(jax.tree.leaves(params)) + ["x", "y"]
+    found: list[dict[str, Any]] = []
+    _find_shard_maps(traced.jaxpr, dict(zip(traced.jaxpr.invars, names)), found)
+    problems = [_shard_map_problem(f, _devices()) for f in found]
+    # The shard_maps the step holds, and what keeps the first from being the one asked for
+    # ("" when one of them is).
+    return {"shard_maps": len(found), "problem": "" if None in problems else (problems or [""])[0]}

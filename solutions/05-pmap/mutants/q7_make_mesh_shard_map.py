@@ -1,5 +1,5 @@
-"""Builds the mesh with jax.make_mesh, whose axes are now Explicit, and hands shard_map arrays
-that were never placed on it: shard_map rejects them."""
+"""Builds the mesh with jax.make_mesh and no axis_types, so its axes are Explicit, and hands
+shard_map arrays that were never placed on it: shard_map rejects them with a ValueError."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax
