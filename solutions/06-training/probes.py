@@ -27,6 +27,16 @@ they can (n = 256 and 1024, the seed's layer sizes), since every eager operation
 per shape. An epoch that is not jitted compiles at every call: q6's runs are kept to 3, 4 and
 10 epochs so that such an answer loses points rather than time.
 
+q9 and q10 write their checkpoints in a fresh folder of the sandbox's scratch space per probe.
+q10 is judged on resuming alone: the probe writes the checkpoint with the reference's
+save_checkpoint and runs the submission's resume_fit with the reference's helpers (copies of the
+master's, `_reference_training`, on a small network) swapped into its globals for the call and
+put back after it, train_epoch wrapped to count its calls. The result must be bit for bit the
+reference's run never stopped: one process, one program and the same inputs give the same bits.
+q11's probes reuse the program the notebook's run of `train_epoch_clipped` compiles (batches of
+48 with warmup 21 and total 210); the step count of the Adam state handed in decides which part
+of the schedule an epoch crosses.
+
 Devices: like 05-pmap, the grader runs this assignment on 8 virtual CPU devices (at least 2)
 and q7 runs on all of them; its gate fails an epoch whose results live on fewer devices. JAX is
 imported inside the probe bodies, never at module level: the device count is fixed when JAX is
@@ -46,6 +56,7 @@ import numpy as np
 
 from autograder.probing import (
     PlainArray,
+    ProbeError,
     ProbeSet,
     SourceFunction,
     array,
@@ -55,6 +66,7 @@ from autograder.probing import (
     describe_value,
     names_used,
     primitives,
+    raises,
     source_of,
 )
 
@@ -914,3 +926,494 @@ def one_line_of_the_prediction(sub, rng):
 def labelled_axes(sub, rng):
     """on 256 examples: both axes carry a label"""
     return _figure_facts(sub, rng, 256)
+
+
+# ---------------------------------------------------------------------------------------------
+# q9 save_checkpoint / load_checkpoint
+
+
+def _scratch_path() -> tuple[str, str]:
+    """A new empty folder in the sandbox's scratch space, and a .npz path inside it."""
+    import os
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="checkpoint-")
+    return folder, os.path.join(folder, "checkpoint.npz")
+
+
+def _training_state(rng: np.random.Generator) -> tuple[Any, Any]:
+    """(params, opt_state) as in the middle of a run: the int32 step count included."""
+    params = _params(rng, SEED_SIZES)
+    return params, _mid_run_state(rng, params, int(rng.integers(20, 400)))
+
+
+def _odd_tree(rng: np.random.Generator) -> dict[str, Any]:
+    """A pytree of every kind of leaf a state may hold: NumPy and JAX arrays of several dtypes,
+    0-d and empty ones, nan, inf and -0.0, nested in dicts, a list and a tuple."""
+    import jax.numpy as jnp
+
+    special = rng.standard_normal((3, 4)).astype(np.float32)
+    special.flat[[0, 5, 7, 11]] = [np.nan, np.inf, -np.inf, -0.0]
+    return {
+        "weights": [jnp.asarray(special), _f32(rng.standard_normal(5))],
+        "counters": (jnp.int32(int(rng.integers(-1000, 1000))), rng.integers(0, 255, 6).astype(np.uint8)),
+        "masks": {"keep": rng.random((2, 3)) < 0.5, "empty": np.zeros((0, 3), np.float32)},
+        "half": jnp.asarray(rng.standard_normal(4), jnp.float16),
+        "seed": jnp.asarray(rng.integers(0, 2**32, 2, dtype=np.uint64).astype(np.uint32)),
+    }
+
+
+def _zeros_like_tree(tree: Any) -> Any:
+    """``like``: the structure of ``tree`` with zero leaves (load_checkpoint ignores the values)."""
+    import jax
+
+    return jax.tree.map(lambda a: np.zeros(np.shape(a), np.asarray(a).dtype), tree)
+
+
+def _loaded(out: Any) -> dict[str, Any]:
+    """load_checkpoint's result as outputs; the epoch's type is reported beside its value."""
+    if not isinstance(out, tuple) or len(out) != 2:
+        return {"state": out, "epoch": None, "epoch_type": type(out).__name__}
+    state, epoch = out
+    plain = epoch if type(epoch) is int else None
+    return {"state": state, "epoch": plain, "epoch_type": type(epoch).__name__}
+
+
+def _bit_exact(out: dict[str, Any], ref: dict[str, Any], prefix: str = "") -> str | None:
+    """Every saved leaf back with its shape, dtype and bits; the epoch a Python int."""
+    got_type = out.get(prefix + "epoch_type")
+    if got_type != "int" and ref.get(prefix + "epoch_type") == "int":
+        if got_type == "NoneType" and out.get(prefix + "state") is None:
+            return "returned None (is it still the stub `...`?)"
+        return f"the epoch came back as a {got_type}, not a Python int: return int(...) of the saved count"
+    paths = [p for p in ref if p.startswith(prefix + "state")]
+    problem = compare_outputs(
+        {p: out.get(p) for p in paths if p in out}, {p: ref[p] for p in paths}, **SHAPES_ONLY
+    )
+    if problem:
+        return f"{problem}: every leaf should come back with its saved shape and dtype"
+    for path in paths:
+        got, want = array(out, path), array(ref, path)
+        if got.tobytes() != want.tobytes():
+            return (
+                f"the leaf at `{path}` does not come back bit for bit: save every leaf as it is, in "
+                "its own dtype, and put it back at its own path"
+            )
+    if out.get(prefix + "epoch") != ref.get(prefix + "epoch"):
+        return "the epoch that came back is not the one saved"
+    return None
+
+
+@hidden.probe("q9", "load_checkpoint", weight=3, judge=_bit_exact)
+def round_trip_of_a_training_state(sub, rng):
+    """(params, opt_state) in mid-run and an epoch count, saved and loaded on a like of zeros"""
+    state = _training_state(rng)
+    epoch = int(rng.integers(1, 500))
+    _, path = _scratch_path()
+    sub.save_checkpoint(path, state, epoch)
+    return _loaded(sub.load_checkpoint(path, _zeros_like_tree(state)))
+
+
+@hidden.probe("q9", "load_checkpoint", weight=2, judge=_bit_exact)
+def round_trip_of_any_pytree(sub, rng):
+    """a nested pytree of NumPy and JAX leaves of many dtypes, 0-d and empty ones included
+
+    float32 with nan, inf and -0.0, int32, uint8, uint32, bool and float16."""
+    tree = _odd_tree(rng)
+    _, path = _scratch_path()
+    sub.save_checkpoint(path, tree, int(rng.integers(0, 50)))
+    return _loaded(sub.load_checkpoint(path, _zeros_like_tree(tree)))
+
+
+@hidden.probe("q9", "load_checkpoint", judge=_bit_exact)
+def saving_again_replaces_the_file(sub, rng):
+    """two states saved one after the other to the same path: the second comes back"""
+    first, second = _training_state(rng), _training_state(rng)
+    _, path = _scratch_path()
+    sub.save_checkpoint(path, first, 3)
+    sub.save_checkpoint(path, second, 7)
+    return _loaded(sub.load_checkpoint(path, _zeros_like_tree(second)))
+
+
+def _checks_like(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    if out.get("fewer") is not True:
+        return (
+            "loading with a `like` that has one layer fewer than the saved state should raise "
+            "ValueError: compare the number of leaves (or their paths) first"
+        )
+    if out.get("renamed") is not True:
+        return (
+            "loading with a `like` whose dict key differs from the saved one (same number of "
+            "leaves) should raise ValueError: save the leaves' paths and compare them with like's"
+        )
+    # Two raised flags are constants: the matching like must also load, bit for bit.
+    return _bit_exact(out, ref, "matching.")
+
+
+@hidden.probe("q9", "load_checkpoint", weight=2, judge=_checks_like)
+def another_structure_raises(sub, rng):
+    """a like with one layer fewer, or with a renamed dict key, raises ValueError; a matching like loads"""
+    params, opt_state = _training_state(rng)
+    _, path = _scratch_path()
+    sub.save_checkpoint(path, (params, opt_state), 5)
+    like_params, like_state = _zeros_like_tree((params, opt_state))
+    fewer = (like_params[:-1], like_state)
+    renamed = (like_params, {"mu" if k == "m" else k: v for k, v in like_state.items()})
+    return {
+        "fewer": raises(ValueError, sub.load_checkpoint, path, fewer),
+        "renamed": raises(ValueError, sub.load_checkpoint, path, renamed),
+        "matching": _loaded(sub.load_checkpoint(path, (like_params, like_state))),
+    }
+
+
+def _no_pickle(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    files, problem = out.get("files"), out.get("problem")
+    if files != ["checkpoint.npz"]:
+        if not files:
+            return "save_checkpoint wrote no file at the path it was given"
+        return (
+            "save_checkpoint should write one file, at exactly the path it is given (it ends in "
+            f".npz), but the folder holds {len(files)} file(s) with other names"
+        )
+    if problem:
+        return (
+            f"np.load(path, allow_pickle=False) cannot read the checkpoint ({problem}): save every "
+            "leaf as an array of its own (np.savez), never a pytree, a dict or another Python object"
+        )
+    return None
+
+
+@hidden.probe("q9", "save_checkpoint", judge=_no_pickle, gate=True)
+def loads_without_pickle(sub, rng):
+    """writes one file at the path given, which np.load(path, allow_pickle=False) reads whole"""
+    import os
+
+    folder, path = _scratch_path()
+    sub.save_checkpoint(path, _training_state(rng), 2)
+    problem = ""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            for name in stored.files:
+                stored[name]
+    except Exception as e:  # noqa: BLE001 - any failure to read it is the finding
+        problem = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
+    return {"files": sorted(os.listdir(folder)), "problem": problem}
+
+
+# ---------------------------------------------------------------------------------------------
+# q10 resume_fit
+#
+# resume_fit is judged on resuming alone: the probe writes the checkpoint with the reference's
+# save_checkpoint and runs the submission's resume_fit with the reference's helpers swapped into
+# its globals for the call (then put back), train_epoch wrapped to count its calls. A small
+# network keeps the helpers' own epoch program cheap to compile (once per process).
+
+RESUME_SIZES = [1, 8, 1]
+RESUME_BATCH = 256  # 1024 examples: 4 steps per epoch
+RESUME_HELPERS = (
+    "make_dataset",
+    "init_params",
+    "adam_init",
+    "adam_update",
+    "train_epoch",
+    "save_checkpoint",
+    "load_checkpoint",
+)
+
+
+@functools.cache
+def _reference_training() -> types.SimpleNamespace:
+    """The reference's training helpers (those of the master notebook), made once per process."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def ref_make_dataset(key, n):
+        k_uniform, k_normal = jax.random.split(key)
+        x = jax.random.uniform(k_uniform, (n, 1), minval=-jnp.pi, maxval=jnp.pi)
+        return x, jnp.sin(x) + 0.1 * jax.random.normal(k_normal, (n, 1))
+
+    def ref_init_params(key, sizes):
+        layer_keys = jax.random.split(key, len(sizes))[1:]
+        return [
+            {
+                "W": jax.random.normal(k, (n_in, n_out), jnp.float32) * math.sqrt(2 / n_in),
+                "b": jnp.zeros((n_out,), jnp.float32),
+            }
+            for k, n_in, n_out in zip(layer_keys, sizes[:-1], sizes[1:])
+        ]
+
+    def ref_predict(params, x):
+        *hidden_layers, last = params
+        for layer in hidden_layers:
+            x = jnp.tanh(x @ layer["W"] + layer["b"])
+        return x @ last["W"] + last["b"]
+
+    def ref_mse_loss(params, x, y):
+        return jnp.mean(jnp.square(ref_predict(params, x) - y))
+
+    def ref_adam_init(params):
+        zeros = functools.partial(jax.tree.map, jnp.zeros_like)
+        return {"m": zeros(params), "v": zeros(params), "t": jnp.int32(0)}
+
+    def ref_adam_update(grads, state, params, lr, b1=0.9, b2=0.999, eps=1e-8):
+        t = state["t"] + 1
+        m = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, state["m"], grads)
+        v = jax.tree.map(lambda v, g: b2 * v + (1 - b2) * g**2, state["v"], grads)
+        m_scale, v_scale = 1 - b1**t, 1 - b2**t
+        new = jax.tree.map(
+            lambda p, m, v: p - lr * (m / m_scale) / (jnp.sqrt(v / v_scale) + eps), params, m, v
+        )
+        return new, {"m": m, "v": v, "t": t}
+
+    @functools.partial(jax.jit, static_argnames="batch_size")
+    def ref_train_epoch(params, opt_state, key, x, y, batch_size, lr):
+        n_batches = x.shape[0] // batch_size
+        idx = jax.random.permutation(key, x.shape[0])[: n_batches * batch_size].reshape(n_batches, batch_size)
+
+        def step(carry, batch):
+            loss, grads = jax.value_and_grad(ref_mse_loss)(carry[0], *batch)
+            return ref_adam_update(grads, carry[1], carry[0], lr), loss
+
+        (params, opt_state), losses = lax.scan(step, (params, opt_state), (x[idx], y[idx]))
+        return params, opt_state, jnp.mean(losses)
+
+    def ref_save_checkpoint(path, state, epoch):
+        leaves_with_paths, _ = jax.tree_util.tree_flatten_with_path(state)
+        paths = np.array([jax.tree_util.keystr(p) for p, _ in leaves_with_paths], dtype=str)
+        leaves = {f"leaf_{i}": np.asarray(leaf) for i, (_, leaf) in enumerate(leaves_with_paths)}
+        np.savez(path, paths=paths, epoch=np.asarray(epoch, np.int64), **leaves)
+
+    def ref_load_checkpoint(path, like):
+        like_with_paths, treedef = jax.tree_util.tree_flatten_with_path(like)
+        like_paths = [jax.tree_util.keystr(p) for p, _ in like_with_paths]
+        with np.load(path, allow_pickle=False) as stored:
+            if like_paths != stored["paths"].tolist():
+                raise ValueError("`like` does not have the structure of the saved state")
+            leaves = [stored[f"leaf_{i}"] for i in range(len(like_paths))]
+            epoch = int(stored["epoch"])
+        return jax.tree.unflatten(treedef, leaves), epoch
+
+    helpers = {name: value for name, value in locals().items() if name.startswith("ref_")}
+    return types.SimpleNamespace(**{name[len("ref_") :]: value for name, value in helpers.items()})
+
+
+_ABSENT = object()
+
+
+def _resume(sub, key: Any, n_epochs: int, k: int, lr: float) -> dict[str, Any]:
+    """The reference's fit(key, n_epochs, ...) run whole, its checkpoint written after epoch
+    k - 1; then the submission's resume_fit from that checkpoint, with the reference's helpers."""
+    import jax
+    import jax.numpy as jnp
+
+    ref = _reference_training()
+    folder, path = _scratch_path()
+    key_data, _, key_init, key_train = jax.random.split(key, 4)
+    x, y = ref.make_dataset(key_data, 1024)
+    params = ref.init_params(key_init, RESUME_SIZES)
+    opt_state = ref.adam_init(params)
+    losses = []
+    for epoch in range(n_epochs):
+        if epoch == k:
+            ref.save_checkpoint(path, (params, opt_state), k)
+        epoch_key = jax.random.fold_in(key_train, epoch)
+        params, opt_state, loss = ref.train_epoch(params, opt_state, epoch_key, x, y, RESUME_BATCH, lr)
+        losses.append(loss)
+    if k == n_epochs:
+        ref.save_checkpoint(path, (params, opt_state), k)
+    never_stopped = {"params": params, "losses": jnp.stack(losses)[k:]}
+
+    resume_fit = sub.resume_fit
+    env = getattr(inspect.unwrap(resume_fit), "__globals__", None)
+    if not isinstance(env, dict):
+        raise ProbeError("`resume_fit` should be a function defined with `def` in the notebook")
+    calls = []
+
+    def counted_train_epoch(*args, **kwargs):
+        calls.append(1)
+        return ref.train_epoch(*args, **kwargs)
+
+    helpers = {name: getattr(ref, name) for name in RESUME_HELPERS}
+    helpers["train_epoch"] = counted_train_epoch
+    before = {name: env.get(name, _ABSENT) for name in helpers}
+    env.update(helpers)
+    try:
+        out = resume_fit(key, path, n_epochs, RESUME_BATCH, lr, RESUME_SIZES)
+    finally:
+        for name, value in before.items():
+            if value is _ABSENT:
+                env.pop(name, None)
+            else:
+                env[name] = value
+    got_params, got_losses = out if isinstance(out, tuple) and len(out) == 2 else (out, None)
+    return {"calls": len(calls), "params": got_params, "losses": got_losses, "never_stopped": never_stopped}
+
+
+def _resumed(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    calls, want = out.get("calls"), ref["calls"]
+    got = {p: v for p, v in out.items() if p.startswith(("params", "losses"))}
+    problem = compare_outputs(
+        got, {p: v for p, v in ref.items() if p.startswith(("params", "losses"))}, **SHAPES_ONLY
+    )
+    if problem:
+        return f"{problem} (losses: float32, one per epoch run)"
+    if calls != want:
+        return (
+            f"resume_fit called train_epoch {calls} time(s) where {want} epoch(s) were left to run: "
+            "start from the checkpoint's epoch count, with one call of train_epoch per remaining epoch"
+        )
+    # Bit for bit the run never stopped (the reference's, read from the reference run's outputs).
+    stopped = {p[len("never_stopped.") :]: v for p, v in ref.items() if p.startswith("never_stopped.")}
+    if compare_outputs(got, stopped, rtol=0.0, atol=0.0):
+        return (
+            "the resumed run is not bit for bit the run never stopped: make the data and keys as "
+            "fit does (make_dataset(k_data, 1024); fold_in(k_train, e) for epoch e, counted on from "
+            "the checkpoint's epoch) and resume from the checkpoint's params and Adam state (m, v, t)"
+        )
+    return None
+
+
+@hidden.probe("q10", "resume_fit", weight=3, judge=_resumed)
+def resumes_halfway(sub, rng):
+    """a run of 4 epochs resumed from its checkpoint after 2: the run never stopped, bit for bit"""
+    return _resume(sub, _key(rng), 4, 2, _learning_rate(rng))
+
+
+@hidden.probe("q10", "resume_fit", judge=_resumed)
+def resumes_after_the_first_epoch_from_a_legacy_key(sub, rng):
+    """a run of 3 epochs from a legacy PRNGKey, resumed after its first epoch"""
+    return _resume(sub, _legacy_key(rng), 3, 1, _learning_rate(rng))
+
+
+@hidden.probe("q10", "resume_fit", weight=2, judge=_resumed)
+def nothing_left_to_run(sub, rng):
+    """a checkpoint after all 3 epochs: the checkpoint's params and float32 losses of shape (0,)"""
+    return _resume(sub, _key(rng), 3, 3, _learning_rate(rng))
+
+
+# ---------------------------------------------------------------------------------------------
+# q11 train_epoch_clipped
+#
+# One program: the notebook's run compiles the clipped epoch on (1024, 1) in batches of 48 with
+# warmup 21 and total 210, and every probe reuses those shapes and static values; the step count
+# t of the state handed in decides which part of the schedule an epoch crosses.
+
+CLIP_WARMUP, CLIP_TOTAL = 21, 210
+
+
+def _clipped(sub, params: Any, opt_state: Any, key: Any, x: Any, y: Any, base_lr: float, max_norm: float):
+    return sub.train_epoch_clipped(
+        params, opt_state, key, x, y, EPOCH_BATCH, base_lr, CLIP_WARMUP, CLIP_TOTAL, max_norm
+    )
+
+
+def _clipped_inputs(rng: np.random.Generator, t: int) -> tuple[Any, ...]:
+    params = _params(rng, SEED_SIZES)
+    x, y = _sin_data(rng, EPOCH_N)
+    return params, _mid_run_state(rng, params, t), _key(rng), x, y
+
+
+@hidden.probe("q11", "train_epoch_clipped", weight=3, judge=_compare_with(EPOCH_TOL))
+def warm_up_and_clipped(sub, rng):
+    """an epoch that crosses the end of the warm-up, its gradients clipped at a small max_norm"""
+    inputs = _clipped_inputs(rng, int(rng.integers(CLIP_WARMUP - 15, CLIP_WARMUP - 5)))
+    return _epoch(_clipped(sub, *inputs, _learning_rate(rng), float(rng.uniform(0.02, 0.1))))
+
+
+@hidden.probe("q11", "train_epoch_clipped", weight=2, judge=_compare_with(EPOCH_TOL))
+def end_of_schedule_unclipped(sub, rng):
+    """an epoch that crosses the end of the schedule (lr 0 from total on), nothing clipped
+
+    max_norm is far above every gradient's norm."""
+    inputs = _clipped_inputs(rng, int(rng.integers(CLIP_TOTAL - 15, CLIP_TOTAL - 5)))
+    return _epoch(_clipped(sub, *inputs, _learning_rate(rng), 1e4))
+
+
+def _no_nan(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    for value in out.values():
+        if isinstance(value, PlainArray) and value.value.dtype.kind == "f" and np.isnan(value.value).any():
+            return (
+                "a zero gradient gave nan: scale by min(1, max_norm / norm), which is 1 at norm 0, "
+                "not by min(norm, max_norm) / norm, which is 0 / 0"
+            )
+    return compare_outputs(out, ref, **EPOCH_TOL)
+
+
+@hidden.probe("q11", "train_epoch_clipped", weight=2, judge=_no_nan)
+def zero_gradient_stays_zero(sub, rng):
+    """zero weights and y = 0: every gradient is 0, and the epoch gives no nan"""
+    import jax
+    import jax.numpy as jnp
+
+    zeros = [
+        {"W": jnp.zeros((n_in, n_out), jnp.float32), "b": jnp.zeros((n_out,), jnp.float32)}
+        for n_in, n_out in zip(SEED_SIZES[:-1], SEED_SIZES[1:])
+    ]
+    state = {
+        "m": jax.tree.map(jnp.zeros_like, zeros),
+        "v": jax.tree.map(jnp.zeros_like, zeros),
+        "t": jnp.int32(int(rng.integers(0, 100))),
+    }
+    x, _ = _sin_data(rng, EPOCH_N)
+    return _epoch(_clipped(sub, zeros, state, _key(rng), x, jnp.zeros_like(x), _learning_rate(rng), 1.0))
+
+
+def _no_retrace_clipped(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    n = out.get("traces")
+    if not isinstance(n, int):
+        return f"returned {describe_value(n)}"
+    if n:
+        return (
+            f"a new base_lr and max_norm traced the epoch {n} time(s) again: jit it once, at top "
+            "level, with only batch_size, warmup and total static"
+        )
+    return compare_outputs(out, ref, **EPOCH_TOL)
+
+
+@hidden.probe("q11", "train_epoch_clipped", weight=2, judge=_no_retrace_clipped)
+def new_rate_and_norm_do_not_trace_again(sub, rng):
+    """a second epoch with another base_lr and max_norm (and new data and key) does not trace again"""
+    import jax
+
+    inputs = _clipped_inputs(rng, int(rng.integers(0, 150)))
+    jax.block_until_ready(_clipped(sub, *inputs, _learning_rate(rng), float(rng.uniform(0.05, 0.5))))
+    second = _clipped_inputs(rng, int(rng.integers(0, 150)))
+    lr, max_norm = _learning_rate(rng), float(rng.uniform(0.05, 0.5))
+    result = []
+
+    def run():
+        result.append(_clipped(sub, *second, lr, max_norm))
+        return result[-1]
+
+    return {"traces": count_traces(run), "second": _epoch(result[-1])}
+
+
+def _donated(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    deleted = out.get("deleted")
+    if not isinstance(deleted, list) or len(deleted) != len(ref["deleted"]):
+        return f"returned {describe_value(deleted)}"
+    if not all(d is True for d in deleted):
+        kept = deleted.count(False)
+        return (
+            f"{kept} of the {len(deleted)} arrays of params and opt_state were still alive after the "
+            'call: jit with donate_argnames=("params", "opt_state"), so that the epoch reuses their '
+            "buffers (and pass them on unchanged: a copy is not donated)"
+        )
+    # Deleted inputs alone are easy to fake: the epoch must also give the reference's numbers.
+    return compare_outputs(
+        {k: v for k, v in out.items() if k != "deleted"},
+        {k: v for k, v in ref.items() if k != "deleted"},
+        **EPOCH_TOL,
+    )
+
+
+@hidden.probe("q11", "train_epoch_clipped", weight=2, judge=_donated)
+def donates_params_and_opt_state(sub, rng):
+    """params and opt_state given as jax.Arrays are donated: every one of them is deleted by the call"""
+    import jax
+
+    params, opt_state, key, x, y = _clipped_inputs(rng, int(rng.integers(0, 150)))
+    given = jax.tree.leaves((params, opt_state))
+    result = _clipped(sub, params, opt_state, key, x, y, _learning_rate(rng), float(rng.uniform(0.05, 0.5)))
+    return {"deleted": [bool(leaf.is_deleted()) for leaf in given], "epoch": _epoch(result)}

@@ -1,0 +1,20 @@
+"""Runs the right number of epochs, but numbers them from 0 again: fold_in(k_train, 0), ... replays
+the shuffles of the first epochs instead of those of epochs k, k + 1, ..."""
+
+# ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch, load_checkpoint: the notebook's own
+import jax
+import jax.numpy as jnp
+
+
+def resume_fit(key, path, n_epochs, batch_size, lr, sizes):
+    k_data, _, k_init, k_train = jax.random.split(key, 4)
+    x, y = make_dataset(k_data, 1024)
+    like = init_params(k_init, sizes)
+    (params, opt_state), done = load_checkpoint(path, (like, adam_init(like)))
+    losses = []
+    for epoch in range(n_epochs - done):
+        params, opt_state, loss = train_epoch(
+            params, opt_state, jax.random.fold_in(k_train, epoch), x, y, batch_size, lr
+        )
+        losses.append(loss)
+    return params, jnp.stack(losses) if losses else jnp.zeros((0,), jnp.float32)

@@ -1,0 +1,20 @@
+"""Collects each epoch's loss with float() and returns np.array of them: float64, not the
+float32 losses fit returns (and a float() per epoch waits for every epoch to finish)."""
+
+# ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch, load_checkpoint: the notebook's own
+import jax
+import numpy as np
+
+
+def resume_fit(key, path, n_epochs, batch_size, lr, sizes):
+    k_data, _, k_init, k_train = jax.random.split(key, 4)
+    x, y = make_dataset(k_data, 1024)
+    like = init_params(k_init, sizes)
+    (params, opt_state), done = load_checkpoint(path, (like, adam_init(like)))
+    losses = []
+    for epoch in range(done, n_epochs):
+        params, opt_state, loss = train_epoch(
+            params, opt_state, jax.random.fold_in(k_train, epoch), x, y, batch_size, lr
+        )
+        losses.append(float(loss))
+    return params, np.array(losses)
