@@ -30,9 +30,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # that share an expensive module-scoped fixture (a validated assignment, a graded batch) form one
 # group, which runs on one worker: on two, the fixture would be made twice. Groups go out
 # costliest first, so that the last minutes are short tests on every worker, not one long one.
-# Rough seconds on two busy cores, for the order only (a group missing here costs little). This
-# order gave 14:26 in a fresh clone; ordered by measured costs instead (adversarial first, nbgrader
-# earlier), two runs took 15:57 and 17:15 with more CPU: which units overlap matters.
+# Rough seconds on two busy cores, for the order only (a group missing here costs little). The
+# order is kept by what a fresh clone's whole run takes, not by each group's own cost: which
+# groups overlap matters (CHANGELOG.md has the runs that chose it).
 GROUP_SECONDS = {
     "honest-02": 200,
     "honest-01": 165,
