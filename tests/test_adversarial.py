@@ -309,7 +309,9 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "def outer(x, y):\n    if _found():\n        raise SystemExit('leaked')\n"
         "    return x[:, None] * y[None, :]",
         "graded",
-        "zero",  # gc.get_objects() can reach any namespace: every gate fails closed; no seed found
+        # gc.get_objects() can reach any namespace: every source gate fails closed (q9 and q10,
+        # judged on values and the traced program alone, keep theirs); no seed is found.
+        "not-full",
     ),
     # Probes make their inputs with JAX and NumPy: a submission that rewires their internals
     # (not the public names) would choose its own inputs, e.g. tame the ±1000 scores of the
@@ -476,6 +478,91 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "memory",
         "q2-lost",
     ),
+    # -- The result channel: what a sandbox says reaches the student bounded and redacted, so
+    # the hidden tests' source never comes back in a feedback page.
+    "leak_hidden_tests_through_an_error": (
+        "import gc, linecache, types\n"
+        "def outer(x, y):\n"
+        "    text = []\n"
+        "    for f in gc.get_objects():\n"
+        "        if isinstance(f, types.FunctionType) and 'probes' in f.__code__.co_filename:\n"
+        "            text += linecache.getlines(f.__code__.co_filename)\n"
+        "    for name, lines in list(linecache.cache.items()):\n"
+        "        if 'probes' in str(name):\n"
+        "            text += lines[2]\n"
+        "    raise ValueError(''.join(text)[:200_000] or 'nothing found')",
+        "graded",
+        "q2-lost",
+    ),
+    # -- Gates resolve names as Python does, read what runs, and fail closed.
+    "gate_alias_from_library": (
+        "from jax.numpy import outer as _o\ndef outer(x, y):\n    return _o(x, y)",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_loop_written_as_map": (
+        "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.stack(list(map(lambda a: a * y, x)))",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_star_import_over_defs": (
+        "import sys\nopen('helpers_mod.py', 'w').write('import jax.numpy as jnp\\nouter = jnp.outer\\n')\n"
+        "sys.path.insert(0, '.')\nfrom helpers_mod import *",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_match_capture_rebinds": (
+        "import jax.numpy as jnp\nmatch jnp.outer:\n    case outer:\n        pass",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_functools_decorator_replaces": (
+        "import functools, jax.numpy as jnp\n"
+        "@functools.reduce(lambda acc, _: acc, [0], lambda f: jnp.outer)\n"
+        "def outer(x, y):\n    return x[:, None] * y[None, :]",
+        "graded",
+        "q2-lost",
+    ),
+    # -- No socket file of the host is reachable (Landlock cannot mediate them: the root is the
+    # sandbox's own).
+    "host_unix_socket": (
+        "import socket\nLEAK = False\ntry:\n    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "    s.connect(UNIX_SOCKET)\n    LEAK = True\nexcept OSError:\n    pass\n"
+        f"{BETRAY}",
+        "graded",
+        "full",
+    ),
+    # -- Memory and disk are accounted for the whole sandbox: memfds, children, the scratch folder.
+    "memfd_holds_memory": (
+        "import os\nfds = []\nfor i in range(400):\n    fd = os.memfd_create(f'hog{i}')\n    try:\n"
+        "        for _ in range(8):\n            os.write(fd, b'x' * 2**20)\n    except OSError:\n"
+        "        pass\n    fds.append(fd)",
+        ("memory", "timeout"),
+        "zero",
+    ),
+    "children_hold_memory": (
+        "import os, time\nkids = []\nfor _ in range(3):\n    pid = os.fork()\n    if pid == 0:\n"
+        "        hog = bytearray(1024 * 2**20)\n        time.sleep(60)\n        os._exit(0)\n"
+        "    kids.append(pid)\ntime.sleep(30)",
+        ("memory", "timeout"),
+        "zero",
+    ),
+    "fill_the_disk": (
+        "LEAK = False\ntry:\n    for i in range(600):\n        with open(f'big{i}', 'wb') as f:\n"
+        "            f.write(b'x' * 4 * 2**20)\n    LEAK = True\nexcept OSError:\n    pass\n"
+        f"{BETRAY}",
+        "graded",
+        "full",
+    ),
+    # -- The grader imports nothing a notebook names (this module runs f2py's main on import).
+    "name_a_module_that_runs_on_import": ("from numpy.f2py.__main__ import main", "crashed", "zero"),
+    # -- Removing a sandbox's folder survives any tree it leaves.
+    "links_in_the_scratch_folder": (
+        "import os\nos.symlink('/', 'root')\nos.symlink('root', 'loop_a')\nos.makedirs('d/e')\n"
+        "os.symlink('../..', 'd/e/up')",
+        "graded",
+        "full",
+    ),
 }
 
 
@@ -493,8 +580,27 @@ def udp_listener() -> Iterator[socket.socket]:
 
 
 @pytest.fixture(scope="module")
+def host_socket() -> Iterator[str]:
+    """A socket file of the host anyone may connect to (mode 0777 in a 0777 folder under /tmp,
+    as a tmux or an X server leaves one): no sandbox may reach it, root or not."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="adversarial-", dir="/tmp"))
+    os.chmod(folder, 0o777)
+    path = folder / "open.sock"
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(str(path))
+    os.chmod(path, 0o777)
+    s.listen(8)
+    yield str(path)
+    s.close()
+    path.unlink(missing_ok=True)
+    folder.rmdir()
+
+
+@pytest.fixture(scope="module")
 def graded(
-    tmp_path_factory: pytest.TempPathFactory, udp_listener: socket.socket
+    tmp_path_factory: pytest.TempPathFactory, udp_listener: socket.socket, host_socket: str
 ) -> tuple[dict[str, dict], Path]:
     from autograder.release import build
 
@@ -513,6 +619,7 @@ def graded(
     for name, (cell, _, _) in ATTACKS.items():
         nb = nbformat.from_dict(json.loads(json.dumps(reference)))
         cell = cell.replace("UDP_PORT", str(port)).replace("== SEED", f"== {SEED}")
+        cell = cell.replace("UNIX_SOCKET", repr(host_socket))
         nb.cells.append(nbformat.v4.new_code_cell(cell))
         nbformat.write(nb, subs / f"{name}.ipynb")
     out = tmp / "out"
@@ -627,5 +734,18 @@ def test_gradebook_cells_are_never_formulas(tmp_path: Path) -> None:
     records.write_gradebook(tmp_path / "g.csv", [record], ["q1"])
     import csv
 
-    (row,) = list(csv.reader((tmp_path / "g.csv").open()))[1:]
-    assert row[0].startswith("'=") and row[-1].startswith("'+")
+    header, row = list(csv.reader((tmp_path / "g.csv").open()))
+    assert row[0].startswith("'=") and row[header.index("message")].startswith("'+")
+
+
+def test_no_feedback_page_carries_the_hidden_tests(graded: tuple[dict[str, dict], Path]) -> None:
+    """Whatever a sandbox sends back (an error built from the hidden tests' own lines, found
+    through the garbage collector and linecache) is bounded and redacted before a student reads
+    it: no distinctive line of probes.py is in any feedback page or results file."""
+    _, out = graded
+    probes = (ROOT / "solutions" / "01-broadcasting" / "probes.py").read_text().splitlines()
+    distinct = [line.strip() for line in probes if len(line.strip()) > 40]
+    assert len(distinct) > 50
+    for page in [*(out / "feedback").glob("*.html"), *(out / "results").glob("*.json")]:
+        text = page.read_text()
+        assert not [line for line in distinct if line in text], page.name
