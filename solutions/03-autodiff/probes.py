@@ -21,6 +21,7 @@ from autograder.probing import (
     describe_value,
     largest_intermediate,
     primitives,
+    python_loops,
     source_of,
 )
 
@@ -648,6 +649,12 @@ def no_autodiff(sub, rng):
 
 # ---------------------------------------------------------------------------------------------
 # q9: clip_gradient(x, lo, hi): x forward, the cotangent of x clipped to [lo, hi] backward.
+#
+# Two patterns are right and both must pass (syllabus): the bounds as ordinary arguments saved as
+# residuals, bwd returning (x_bar, None, None), and nondiff_argnums=(1, 2), bwd(lo, hi, res, g)
+# returning (x_bar,). The second raises UnexpectedTracerError when a bound is traced, so the
+# probes never trace the bounds: they stay Python floats, closed over, static under jax.jit, and
+# not mapped (in_axes None) under jax.vmap.
 
 
 def _bounds(rng):
@@ -689,12 +696,13 @@ def forward_is_x(sub, rng):
 
 @hidden.probe("q9", "clip_gradient", judge=_identity_judge)
 def forward_under_jit_and_vmap(sub, rng):
-    """forward values under jax.jit (lo, hi static) and under jax.vmap, on a random x (6, 7)"""
+    """forward values under jax.jit (lo, hi static) and under jax.vmap over x only, on a random
+    x (6, 7)"""
     lo, hi = _bounds(rng)
     x = _f32(rng, (6, 7), scale=3.0)
     return {
         "jit": jax.jit(sub.clip_gradient, static_argnums=(1, 2))(x, lo, hi),
-        "vmap": jax.vmap(lambda row: sub.clip_gradient(row, lo, hi))(x),
+        "vmap": jax.vmap(sub.clip_gradient, in_axes=(0, None, None))(x, lo, hi),
         "lo": lo,
         "hi": hi,
     }
@@ -756,10 +764,21 @@ def grad_under_jit(sub, rng):
 
 @hidden.probe("q9", "clip_gradient", judge=_gradient_judge_q9)
 def grad_under_vmap(sub, rng):
-    """jax.vmap over 5 rows of jax.grad of sum(clip_gradient(x, lo, hi) * w), x, w (5, 6)"""
+    """jax.vmap over 5 rows (bounds not mapped) of jax.grad of sum(clip_gradient(x, lo, hi) * w),
+    x, w (5, 6)"""
     lo, hi = _bounds(rng)
     x, w = _f32(rng, (5, 6)), _f32(rng, (5, 6), scale=2.0)
-    return {"dx": jax.vmap(jax.grad(lambda x, w: jnp.sum(sub.clip_gradient(x, lo, hi) * w)))(x, w)}
+    grad = jax.grad(lambda x, w, lo, hi: jnp.sum(sub.clip_gradient(x, lo, hi) * w))
+    return {"dx": jax.vmap(grad, in_axes=(0, 0, None, None))(x, w, lo, hi)}
+
+
+@hidden.probe("q9", "clip_gradient", judge=_gradient_judge_q9)
+def grad_through_static_jit(sub, rng):
+    """jax.grad of sum(w * jax.jit(clip_gradient, static_argnums=(1, 2))(x, lo, hi)), x, w (3, 5)"""
+    lo, hi = _bounds(rng)
+    x, w = _f32(rng, (3, 5)), _f32(rng, (3, 5), scale=2.0)
+    clip = jax.jit(sub.clip_gradient, static_argnums=(1, 2))
+    return {"dx": jax.grad(lambda x: jnp.sum(w * clip(x, lo, hi)))(x)}
 
 
 @hidden.probe(
@@ -784,8 +803,8 @@ def grad_any_shape(sub, rng):
 def _custom_vjp_judge(out, ref):
     if not out.get("custom_vjp"):
         return (
-            "its jaxpr holds no custom_vjp_call: decorate it with "
-            "@partial(jax.custom_vjp, nondiff_argnums=(1, 2)) and register its rules with "
+            "its jaxpr holds no custom_vjp_call: decorate it with @jax.custom_vjp (or "
+            "@partial(jax.custom_vjp, nondiff_argnums=(1, 2))) and register its rules with "
             "clip_gradient.defvjp(fwd, bwd)"
         )
     return None
@@ -886,3 +905,149 @@ def loss_runs_once(sub, rng):
     """counts the Python calls of loss during one call (whose gradients match the reference's)"""
     outputs, calls = _run_grad_wrt_w_and_b(sub, rng, "linear")
     return {"calls": calls, **outputs}
+
+
+# ---------------------------------------------------------------------------------------------
+# q11: per_example_grads(loss, params, xs, ys) = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0)).
+#
+# "Not a Python loop" is judged on what runs: the function is traced at two batch sizes and the
+# operations of the traced program, nested jaxprs included, are counted. Under vmap (or a
+# lax.map, whose body is traced once) the count does not depend on the batch; a `for`, a
+# comprehension, `map` or recursion repeats the gradient once per example.
+
+GRAD_BATCHES = (2, 7)
+
+
+def _classifier_problem(rng, B):
+    """``(loss, params, xs, ys)``: a 2-layer tanh classifier (4 -> 5 -> 3), params a list of
+    dicts, xs (B, 4), integer labels ys (B,) in [0, 3); a fresh loss for every call."""
+    params = [
+        {"W": _f32(rng, (4, 5), 0.5), "b": _f32(rng, 5, 0.1)},
+        {"W": _f32(rng, (5, 3), 0.5), "b": _f32(rng, 3, 0.1)},
+    ]
+    xs, ys = _f32(rng, (B, 4)), jnp.asarray(rng.integers(0, 3, B), jnp.int32)
+
+    def loss(params, x, y):  # the softmax cross-entropy of one example
+        hidden = jnp.tanh(x @ params[0]["W"] + params[0]["b"])
+        logits = hidden @ params[1]["W"] + params[1]["b"]
+        return jax.nn.logsumexp(logits) - logits[y]
+
+    return loss, params, xs, ys
+
+
+def _grads_part(outputs):
+    return {k: v for k, v in outputs.items() if k == "grads" or k.startswith("grads.")}
+
+
+def _per_example_judge(out, ref):
+    """The reference's per-example gradients, with the common wrong answers named."""
+    got, want = _grads_part(out), _grads_part(ref)
+    if sorted(got) != sorted(want):
+        single = got.get("grads")
+        if isinstance(single, PlainArray):
+            return (
+                f"returned one array of shape {tuple(single.value.shape)}, not a pytree shaped like "
+                "params: differentiate with respect to params (jax.grad's default argnums=0)"
+            )
+        return compare_outputs(out, ref)
+    arrays = [
+        (path, got[path].value, want[path].value)
+        for path in sorted(want)
+        if isinstance(got[path], PlainArray) and isinstance(want[path], PlainArray)
+    ]
+    if arrays and all(g.shape == w.shape[1:] != w.shape for _, g, w in arrays):
+        path, g, w = arrays[0]
+        return (
+            f"has no batch axis: `{path}` has shape {tuple(g.shape)}, that parameter's own shape, "
+            f"expected {tuple(w.shape)}; that is one gradient for the whole batch, while each "
+            "example needs its own (vmap jax.grad(loss) over the examples)"
+        )
+    same_rows = [
+        np.array_equal(g, np.broadcast_to(g[:1], g.shape)) and not np.allclose(w, w[:1])
+        for _, g, w in arrays
+        if g.shape == w.shape and g.ndim and len(g) > 1
+    ]
+    if same_rows and all(same_rows):
+        return (
+            "every example got the same gradient (the batch's mean gradient, repeated?); row i "
+            "must be the gradient of example i alone"
+        )
+    return compare_outputs(out, ref)
+
+
+@hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
+def classifier_matches_reference(sub, rng):
+    """on a 2-layer tanh classifier, params a list of two dicts, xs (6, 4), integer labels ys (6,)"""
+    loss, params, xs, ys = _classifier_problem(rng, 6)
+    return {"grads": sub.per_example_grads(loss, params, xs, ys)}
+
+
+@hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
+def scalar_leaf_matches_reference(sub, rng):
+    """on a linear regression, params {"w": (5,), "b": a scalar ()}, xs (9, 5), ys (9,)"""
+    params = {"w": _f32(rng, 5), "b": _f32(rng, ())}
+    xs, ys = _f32(rng, (9, 5)), _f32(rng, 9)
+
+    def loss(params, x, y):  # the Huber loss of one example
+        r = x @ params["w"] + params["b"] - y
+        return jnp.where(jnp.abs(r) < 1.0, 0.5 * r**2, jnp.abs(r) - 0.5)
+
+    return {"grads": sub.per_example_grads(loss, params, xs, ys)}
+
+
+@hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
+def tuple_params_matrix_targets(sub, rng):
+    """on a tanh regression, params a tuple (W (3, 2), b (2,)), xs (5, 3), targets ys (5, 2)"""
+    params = (_f32(rng, (3, 2)), _f32(rng, 2, 0.1))
+    xs, ys = _f32(rng, (5, 3)), _f32(rng, (5, 2))
+
+    def loss(params, x, y):
+        W, b = params
+        return jnp.mean((jnp.tanh(x @ W + b) - y) ** 2)
+
+    return {"grads": sub.per_example_grads(loss, params, xs, ys)}
+
+
+@hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
+def batch_of_one(sub, rng):
+    """on the classifier with a batch of one example, xs (1, 4), ys (1,)"""
+    loss, params, xs, ys = _classifier_problem(rng, 1)
+    return {"grads": sub.per_example_grads(loss, params, xs, ys)}
+
+
+def _program_fixed(out, ref):
+    if "untraced" in out:
+        loops = out.get("loops")
+        if isinstance(loops, list) and loops:
+            return (
+                f"jax.make_jaxpr cannot trace it ({out['untraced']}) and it uses {loops[0]}; "
+                "use jax.vmap (rule 5: no Python loops)"
+            )
+        return None
+    ops = out.get("ops")
+    if not (isinstance(ops, list) and len(ops) == 2 and all(isinstance(n, int) for n in ops)):
+        return "could not count the operations of the traced program"
+    small, large = ops
+    if small == 0:
+        return "the traced program is empty; is the function body filled in?"
+    if large != small:
+        return (
+            f"its traced program grows with the batch ({small} operations for {GRAD_BATCHES[0]} "
+            f"examples, {large} for {GRAD_BATCHES[1]}): a Python loop (for, comprehension, map or "
+            "recursion) computes the gradient once per example; use jax.vmap (rule 5)"
+        )
+    return None
+
+
+@hidden.probe("q11", "per_example_grads", judge=_program_fixed, gate=True)
+def program_does_not_grow_with_batch(sub, rng):
+    """its traced program does not grow with the batch (vmap, no Python loop)"""
+    loss, params, xs, ys = _classifier_problem(rng, max(GRAD_BATCHES))
+
+    def call(params, xs, ys):
+        return sub.per_example_grads(loss, params, xs, ys)
+
+    try:
+        return {"ops": [len(primitives(call, params, xs[:B], ys[:B])) for B in GRAD_BATCHES]}
+    except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
+        return {"untraced": type(e).__name__, "loops": python_loops(source_of(sub.per_example_grads))}
