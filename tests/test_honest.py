@@ -406,6 +406,41 @@ def standardize(X: jnp.ndarray, axis: int = 0, eps: float = 1e-8) -> jnp.ndarray
     ),
     # -- 02-prng: q6 has a source gate (no loop); q8 and q9 look at the traced program.
     Honest(
+        "01-take-or-fill-by-where",
+        B,
+        "habit",
+        '`take_or_fill` written with a mask and `jnp.where` instead of `.at[...].get(mode="fill")`',
+        (
+            rewrite(
+                "take_or_fill",
+                '''
+def take_or_fill(x, idx, fill):
+    """x[idx] where -n <= idx < n, fill elsewhere: my version with a mask."""
+    n = x.shape[0]
+    inside = (idx >= -n) & (idx < n)
+    safe = jnp.where(inside, idx, 0)  # any in-range index, so the gather never clamps
+    return jnp.where(inside, x[safe], jnp.float32(fill))
+''',
+            ),
+        ),
+    ),
+    Honest(
+        "01-brighten-in-int32",
+        B,
+        "habit",
+        "`brighten` computed in int32 with `jnp.clip`, then back to uint8",
+        (
+            rewrite(
+                "brighten",
+                '''
+def brighten(img, delta):
+    """img + delta, saturated to [0, 255], without uint8 wrap-around."""
+    return jnp.clip(img.astype(jnp.int32) + delta, 0, 255).astype(jnp.uint8)
+''',
+            ),
+        ),
+    ),
+    Honest(
         "02-matplotlib-style",
         P,
         "side-effect",
@@ -668,6 +703,42 @@ assert jnp.allclose(hvp(f, x, v), H @ v, atol=1e-5)
     ),
     # -- 04-jit: q2 and q3 have source gates; q6, q7 and q10 look at the traced program.
     Honest(
+        "03-clip-gradient-static-bounds-and-lax-map",
+        A,
+        "habit",
+        "q9 the other right way (`nondiff_argnums=(1, 2)`, static bounds) and q11 with `lax.map`",
+        (
+            rewrite(
+                "clip_gradient",
+                '''
+@partial(jax.custom_vjp, nondiff_argnums=(1, 2))
+def clip_gradient(x, lo, hi):
+    """x on the way forward; the cotangent of x clipped to [lo, hi] on the way back."""
+    return x
+
+
+def clip_gradient_fwd(x, lo, hi):
+    return x, None
+
+
+def clip_gradient_bwd(lo, hi, residuals, g):
+    return (jnp.clip(g, lo, hi),)
+
+
+clip_gradient.defvjp(clip_gradient_fwd, clip_gradient_bwd)
+''',
+            ),
+            rewrite(
+                "per_example_grads",
+                '''
+def per_example_grads(loss, params, xs, ys):
+    """One gradient per example, with lax.map over the batch (the program does not grow)."""
+    return jax.lax.map(lambda xy: jax.grad(loss)(params, xy[0], xy[1]), (xs, ys))
+''',
+            ),
+        ),
+    ),
+    Honest(
         "04-x64-off",
         J,
         "side-effect",
@@ -829,6 +900,23 @@ def lr_schedule(step: jax.Array, base_lr: float, warmup: int, total: int) -> jax
     ),
     # -- 05-pmap: no source gate; the data-parallel questions run on 8 virtual devices.
     Honest(
+        "04-sqrt-by-fori-with-static-bounds",
+        J,
+        "habit",
+        "`sqrt_by_scan` as a `lax.fori_loop` with Python-int bounds (a scan once traced)",
+        (
+            rewrite(
+                "sqrt_by_scan",
+                '''
+def sqrt_by_scan(a, iters):
+    """Newton's iteration for sqrt(a), differentiable: fori_loop with static bounds."""
+    a = jnp.asarray(a, jnp.float32)
+    return lax.fori_loop(0, iters, lambda i, x: (x + a / x) / 2, a)
+''',
+            ),
+        ),
+    ),
+    Honest(
         "05-printoptions-and-style",
         T,
         "side-effect",
@@ -929,6 +1017,37 @@ assert all(bool(jnp.all(leaf == leaf[0])) for leaf in jax.tree.leaves(new))
         form="nbformat3",
     ),
     # -- 06-training: q4 has a source gate (no optimiser library); q7 runs on 8 devices.
+    Honest(
+        "05-shard-map-lr-as-an-input",
+        T,
+        "habit",
+        "`shard_map_train_step` with `lr` a fourth `P()` input and the mesh built once at the top",
+        (
+            rewrite(
+                "shard_map_train_step",
+                '''
+MESH = jax.make_mesh((jax.device_count(),), ("batch",), axis_types=(AxisType.Auto,))
+
+
+def _local_step(params, x, y, lr):
+    def full_batch_loss(p):
+        return lax.pmean(mse_loss(p, x, y), axis_name="batch")
+
+    loss, grads = jax.value_and_grad(full_batch_loss)(params)
+    return jax.tree.map(lambda p, g: p - lr * g, params, grads), loss
+
+
+@jax.jit
+def shard_map_train_step(params, x, y, lr):
+    """One data-parallel SGD step, per device with jax.shard_map (lr a replicated input)."""
+    step = jax.shard_map(
+        _local_step, mesh=MESH, in_specs=(P(), P("batch"), P("batch"), P()), out_specs=P()
+    )
+    return step(params, x, y, lr)
+''',
+            ),
+        ),
+    ),
     Honest(
         "06-library-side-effects",
         N,
