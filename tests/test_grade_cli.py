@@ -184,6 +184,7 @@ _IMAGE_CHECK = """<script>addEventListener("load", () => {
   const broken = [...document.images].filter((i) => !(i.complete && i.naturalWidth > 0));
   for (const i of broken) console.error("broken image: " + i.alt);
   document.documentElement.dataset.images = document.images.length + " broken " + broken.length;
+  document.documentElement.dataset.codes = document.querySelectorAll(".fix code").length;
 });</script>"""
 
 
@@ -210,9 +211,10 @@ def _chromium(page: Path, profile: Path, *flags: str) -> subprocess.CompletedPro
     )
 
 
-def render_in_chromium(page: Path, screenshot: Path, profile: Path) -> int:
-    """Load ``page`` in headless Chromium: fail on a console error or a broken image, save a
-    screenshot; returns the number of images."""
+def render_in_chromium(page: Path, screenshot: Path, profile: Path, *, codes: bool = False) -> int:
+    """Load ``page`` in headless Chromium: fail on a console error or a broken image (with
+    ``codes``, also on no ``<code>`` element in a failed test's message: a message's backticks
+    render as code), save a screenshot; returns the number of images."""
     import re
 
     check = page.with_name(f".check-{page.name}")  # beside it, so that relative links resolve
@@ -226,6 +228,8 @@ def render_in_chromium(page: Path, screenshot: Path, profile: Path) -> int:
     m = re.search(r'data-images="(\d+) broken (\d+)"', proc.stdout)
     assert m, f"{page.name} did not load in Chromium (exit {proc.returncode}): {proc.stderr[-1000:]}"
     assert m.group(2) == "0", f"{page.name}: {m.group(2)} broken images"
+    found = re.search(r'data-codes="(\d+)"', proc.stdout)
+    assert not codes or (found and int(found.group(1)) > 0), f"{page.name}: no <code> in a message"
     proc = _chromium(
         page, profile / "shot", "--hide-scrollbars", "--window-size=1100,2400", f"--screenshot={screenshot}"
     )
@@ -244,7 +248,10 @@ def test_report_and_feedback_render_in_a_real_browser(graded, tmp_path: Path) ->
     shots.mkdir(exist_ok=True)
     assert render_in_chromium(out / "report.html", shots / "report.png", tmp_path) == 2
     assert (
-        render_in_chromium(out / "feedback" / "dave.ipynb.html", shots / "feedback-dave.png", tmp_path) == 0
+        render_in_chromium(
+            out / "feedback" / "dave.ipynb.html", shots / "feedback-dave.png", tmp_path, codes=True
+        )
+        == 0
     )
     print(f"screenshots: {shots}")
 

@@ -193,9 +193,9 @@ def test_an_honest_copy_of_the_reference_structure_passes() -> None:
 @pytest.mark.parametrize(
     ("forged", "words"),
     [
-        ({}, "without the part"),
-        ({"y": _DROP}, "without the part `y`"),
-        ({"extra": 1}, "which the test does not expect"),
+        ({}, "returned a different structure"),
+        ({"y": _DROP}, "output `y` returned a different structure"),
+        ({"extra": 1}, "values where the test expects"),
         ({"outcomes": []}, "holds 0 values, expected 3"),
         ({"outcomes": ["raised ValueError"] * 2}, "holds 2 values, expected 3"),
         ({"outcomes": "raised ValueError"}, "expected a sequence of 3 values"),

@@ -11,6 +11,7 @@ import pytest
 
 from autograder.probing import (
     POINTS_GRID,
+    RETURNED_NONE,
     PlainArray,
     ProbeError,
     ProbeSet,
@@ -203,7 +204,7 @@ def test_a_stub_scores_nothing_and_is_told_so() -> None:
     problems = _judge(hidden, stub, REF)
     earned, messages = score_question(hidden.for_question("q1"), hidden.points("q1", 3), problems)
     assert earned == 0
-    assert "returned None (is the function still the stub `...`?)" in messages[0]
+    assert messages[0].endswith(f": {RETURNED_NONE}")
 
 
 def test_missing_function_is_named() -> None:

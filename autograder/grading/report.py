@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,6 +58,15 @@ def _page(title: str, body: str) -> str:
     )
 
 
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+
+
+def message_html(text: str) -> str:
+    """A judge's message as HTML: escaped first (part of it came from a submission's sandbox),
+    then each `...` pair of backticks, as messages write code, made a ``<code>`` element."""
+    return _BACKTICKED.sub(r"<code>\1</code>", html.escape(text))
+
+
 def points(x: float) -> str:
     """Points for people: at most two decimals, no trailing zeros (``0.67``, ``2``, ``12.5``)."""
     text = f"{x:.2f}".rstrip("0").rstrip(".")
@@ -85,7 +95,7 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
     fixes = "".join(
         f"<div class=fix><p><b>{e(t['name'])}</b> "
         f"<span class=failed>({points(t['score'])} of {points(t['max_score'])} points)</span></p>"
-        f"<p>{e(t['output'])}</p></div>"
+        f"<p>{message_html(t['output'])}</p></div>"
         for t in failed
     )
     per_q = "".join(
@@ -96,7 +106,7 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
     )
     passed_rows = "".join(
         f"<tr><td>{e(t['name'])}</td><td class=num>{points(t['score'])} / {points(t['max_score'])}</td>"
-        f"<td>{e(t['output'])}</td></tr>"
+        f"<td>{message_html(t['output'])}</td></tr>"
         for t in passed
     )
     notes = "".join(f"<li>{e(n)}</li>" for n in record.notes)
@@ -104,7 +114,7 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
         f"<h1>{e(assignment.id)}: {e(assignment.title)}</h1>"
         f"<p>Submission <code>{e(record.submission)}</code></p>"
         f"<p class=score><b>{points(record.total)} / {points(record.possible)}</b> points, "
-        f"status <span class=status>{e(record.status)}</span></p><p>{e(record.message)}</p>"
+        f"status <span class=status>{e(record.status)}</span></p><p>{message_html(record.message)}</p>"
         + (f"<h2>To fix ({len(failed)} of {len(ran)} hidden tests failed)</h2>{fixes}" if failed else "")
         + ("" if ran else "<p>No hidden test ran on this submission.</p>")
         + f"<h2>Questions</h2><table><tr><th>question</th><th class=num>points</th>"
@@ -282,11 +292,12 @@ def report_html(
     never_failed = [x["test"] for x in by_test if not x["failed"]]
     flagged = [r for r in records if r.status != "graded"]
     flagged_rows = "".join(
-        f"<tr><td>{_link(r)}</td><td>{e(r.status)}</td><td>{e(r.message)}</td></tr>" for r in flagged
+        f"<tr><td>{_link(r)}</td><td>{e(r.status)}</td><td>{message_html(r.message)}</td></tr>"
+        for r in flagged
     )
     all_rows = "".join(
         f"<tr><td>{_link(r)}</td><td class=num>{points(r.total)}</td><td>{e(r.status)}</td>"
-        f"<td>{e(r.message)}</td></tr>"
+        f"<td>{message_html(r.message)}</td></tr>"
         for r in sorted(records, key=lambda r: r.submission)
     )
     body = (

@@ -31,6 +31,7 @@ in sandboxes before student code runs.
 from .api import POINTS_GRID, Probe, ProbeSet, probe_rng, probe_seed, score_question, split_points
 from .compare import (
     MAX_MESSAGE,
+    RETURNED_NONE,
     TOLERANCES,
     compare_floats,
     compare_outputs,
@@ -75,6 +76,7 @@ from .running import (
 __all__ = [
     "MAX_MESSAGE",
     "POINTS_GRID",
+    "RETURNED_NONE",
     "TOLERANCES",
     "Namespace",
     "PlainArray",

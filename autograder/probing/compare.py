@@ -26,6 +26,11 @@ TOLERANCES: dict[str, tuple[float, float]] = {
 
 MAX_MESSAGE = 300
 
+#: The one sentence for a result that is ``None`` where the reference's is a value: what an
+#: untouched stub (its body ``...``) returns from every function, and a body that ends without
+#: ``return``. :func:`judge_probe` says it before any question's own judge reads the result.
+RETURNED_NONE = "returned None: the function still has the stub's body (`...`) or ends without `return`"
+
 
 def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -43,6 +48,10 @@ def judge_probe(probe: Probe, student: ProbeResult, reference: ProbeResult) -> s
     if not student.get("ok"):
         return shorten(f"{where}: {student.get('error', 'failed')}")
     out, ref = student["outputs"], reference["outputs"]
+    if not probe.gate and returned_none(out, ref):
+        # Every scoring probe rejects such a result anyway (see structure_problem); this says so
+        # in one sentence, whatever judge the question has.
+        return shorten(f"{where}: {RETURNED_NONE}")
     try:
         if probe.judge is not None:
             problem = probe.judge(out, ref)
@@ -57,6 +66,26 @@ def judge_probe(probe: Probe, student: ProbeResult, reference: ProbeResult) -> s
     return None if problem is None else shorten(f"{where}: {problem}")
 
 
+def returned_none(out: dict[str, Any], ref: dict[str, Any]) -> bool:
+    """Whether the student's outputs hold ``None`` (as a value or in a list) where the
+    reference's hold something else."""
+    for path, want in ref.items():
+        got = out.get(path)
+        if got is None and want is not None and path in out:
+            return True
+        if _isinstance(got, list) and _isinstance(want, list):
+            if any(g is None and w is not None for g, w in zip(got, want)):
+                return True
+    return False
+
+
+def part_label(path: str) -> str:
+    """How a message names one of a probe's several outputs: a key written in words (it holds a
+    space: ``"on M (6, 3) with v (3,)"``) as it is, followed by "the result"; any other key as
+    ``output `key```."""
+    return f"{path}, the result" if " " in path.split(".", 1)[0] else f"output `{path}`"
+
+
 def structure_problem(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     """What the grader checks of every scoring probe's result, whatever its judge reads: the
     reference's outputs (paths), each of the same kind; arrays of the same shape, dtype and key
@@ -65,16 +94,11 @@ def structure_problem(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     one sentence. Judges compare values or properties on top of this: an empty, partial,
     miscounted or ``nan`` result never reaches them with a passing verdict."""
     if set(out) != set(ref):
-        missing, extra = sorted(set(ref) - set(out)), sorted(set(out) - set(ref))
-        if missing:
-            return f"returned a result without the part `{missing[0]}`" + (
-                f" ({len(missing)} parts missing)" if len(missing) > 1 else ""
-            )
-        return f"returned a result with the part `{extra[0]}`, which the test does not expect"
+        return parts_problem(out, ref)
     for path, want in ref.items():
         problem = _leaf_problem(out[path], want)
         if problem:
-            label = f"output `{path}`" if len(ref) > 1 or path else "the result"
+            label = part_label(path) if len(ref) > 1 else "the result"
             return f"{label} {problem}"
     return None
 
@@ -125,11 +149,7 @@ def unusable_outputs(out: dict[str, Any], ref: dict[str, Any]) -> str:
     first output whose kind, shape or dtype differs from the reference's, else what came back.
     (A judge raises on data it did not expect; the exception's name tells a student nothing.)"""
     if set(out) != set(ref):
-        got, want = sorted(set(out) - set(ref)), sorted(set(ref) - set(out))
-        return (
-            f"returned a result with the parts {', '.join(got) or 'none'} where the test expects "
-            f"{', '.join(want) or 'fewer'}"
-        )
+        return parts_problem(out, ref)
     for path in ref:
         got, want = out[path], ref[path]
         same = _type(got) is _type(want) or (
@@ -143,7 +163,7 @@ def unusable_outputs(out: dict[str, Any], ref: dict[str, Any]) -> str:
             )
         if same and _isinstance(got, list):
             same = len(got) == len(want)
-        label = f"output `{path}` is" if len(ref) > 1 else "returned"
+        label = f"{part_label(path)} is" if len(ref) > 1 else "returned"
         if not same:
             got_text, want_text = describe_value(got), describe_value(want)
             if _isinstance(got, list) and _isinstance(want, list):
@@ -162,25 +182,34 @@ def compare_outputs(
     atol: float | None = None,
 ) -> str | None:
     """Compare every reference output with the student's: structure, shape, then values."""
-    missing = [k for k in ref if k not in out]
-    extra = [k for k in out if k not in ref]
-    if missing or extra:
-        got = _describe_structure(out)
-        want = _describe_structure(ref)
-        return f"returned {got}, expected {want}"
+    if set(out) != set(ref):
+        return parts_problem(out, ref)
     for path in ref:
         problem = compare_value(out[path], ref[path], rtol=rtol, atol=atol)
         if problem:
-            label = f"output `{path}` " if len(ref) > 1 else ""
+            label = f"{part_label(path)} " if len(ref) > 1 else ""
             return label + problem
     return None
+
+
+def parts_problem(out: dict[str, Any], ref: dict[str, Any]) -> str:
+    """What differs when the student's outputs are not made of the reference's parts (a function
+    returned a tuple, list or dict where the test expects one value, or the reverse), in words:
+    the output keys a probe chose are the grader's names, never shown as they are."""
+    for path in ref:
+        if path not in out:
+            inner = [k for k in out if not path or k.startswith(f"{path}.")]
+            got = f"a tuple, list or dict of {len(inner)} values" if inner else "a different structure"
+            label = f"{part_label(path)} " if len(ref) > 1 else ""
+            return f"{label}returned {got}, expected {describe_value(ref[path])}"
+    return f"returned {len(out)} values where the test expects {len(ref)}"
 
 
 def _describe_structure(outputs: dict[str, Any]) -> str:
     if list(outputs) == [""] or len(outputs) == 1:
         (v,) = outputs.values()
         return describe_value(v)
-    return "{" + ", ".join(sorted(outputs)) + "}"
+    return f"{len(outputs)} values"
 
 
 def describe_value(v: Any) -> str:
@@ -188,7 +217,7 @@ def describe_value(v: Any) -> str:
         kind = "key array" if v.key else f"{v.value.dtype} array"
         return f"a {kind} of shape {tuple(v.value.shape)}"
     if v is None:
-        return "None (is the function still the stub `...`?)"
+        return "None"
     if _isinstance(v, list):
         return "a sequence"
     name = _type(v).__name__

@@ -144,15 +144,18 @@ _INCOMPATIBLE_EDGE_CASES = [
 ]
 
 
-def _outcome(sub, shapes) -> str:
+def _outcome(sub, shapes) -> str | None:
     """What ``broadcast_shape(*shapes)`` did, in words: ``"returned (3, 4)"``, ``"raised
-    ValueError"`` (a subclass counts), ``"returned a list, not a tuple"``."""
+    ValueError"`` (a subclass counts), ``"returned a list, not a tuple"``; ``None`` when it
+    returned None, which the grader reports in its one sentence for a stub's result."""
     try:
         result = sub.broadcast_shape(*shapes)
     except ValueError:
         return "raised ValueError"
     except Exception as e:  # noqa: BLE001 - reported to the student as what it raised
         return f"raised {type(e).__name__}"
+    if result is None:
+        return None
     if not isinstance(result, tuple):
         return f"returned a {type(result).__name__}, not a tuple"
     if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in result):
@@ -268,9 +271,9 @@ def matches_reference_on_random_vectors(sub, rng):
 def square_and_short_vectors(sub, rng):
     """on x and y of equal length (4,), and on vectors of length 1 and 0"""
     return {
-        "square": sub.outer(_f32(rng, (4,)), _f32(rng, (4,))),
-        "length_1": sub.outer(_f32(rng, (1,)), _f32(rng, (6,))),
-        "length_0": sub.outer(_f32(rng, (0,)), _f32(rng, (3,))),
+        "on x and y (4,)": sub.outer(_f32(rng, (4,)), _f32(rng, (4,))),
+        "on x (1,) and y (6,)": sub.outer(_f32(rng, (1,)), _f32(rng, (6,))),
+        "on x (0,) and y (3,)": sub.outer(_f32(rng, (0,)), _f32(rng, (3,))),
     }
 
 
@@ -299,8 +302,8 @@ def matches_reference_on_random_points(sub, rng):
 def other_shapes(sub, rng):
     """on X (1, 4) and Y (6, 4), and on X (5, 1) and Y (5, 1)"""
     return {
-        "one_row": sub.pairwise_sq_dists(_f32(rng, (1, 4)), _f32(rng, (6, 4))),
-        "one_feature": sub.pairwise_sq_dists(_f32(rng, (5, 1)), _f32(rng, (5, 1))),
+        "on X (1, 4) and Y (6, 4)": sub.pairwise_sq_dists(_f32(rng, (1, 4)), _f32(rng, (6, 4))),
+        "on X (5, 1) and Y (5, 1)": sub.pairwise_sq_dists(_f32(rng, (5, 1)), _f32(rng, (5, 1))),
     }
 
 
@@ -312,6 +315,8 @@ _NEAR_ZERO_ATOL = {
     "same": 2e-6 * 2 * 64 * (1000.0**2 + 100.0**2),
     "close": 2e-6 * 2 * 8 * (1000.0**2 + 1.0),
 }
+#: The outputs of never_negative in a student's words.
+_FAR_CASES = {"same": "on X == Y", "close": "on nearby points"}
 
 
 def _never_negative(out, ref):
@@ -328,7 +333,7 @@ def _never_negative(out, ref):
     for path, atol in _NEAR_ZERO_ATOL.items():
         problem = compare_value(out[path], ref[path], rtol=0.0, atol=atol)
         if problem:
-            return f"far from the origin, output `{path}` {problem}"
+            return f"far from the origin, {_FAR_CASES[path]}, the result {problem}"
     return None
 
 
@@ -364,7 +369,7 @@ def rows_of_a_square_matrix(sub, rng):
 def any_axis_of_a_3d_array(sub, rng):
     """on random X (3, 4, 5) with axis=2 and axis=-2"""
     X = _f32(rng, (3, 4, 5))
-    return {"axis_2": sub.standardize(X, axis=2), "axis_minus_2": sub.standardize(X, axis=-2)}
+    return {"with axis=2": sub.standardize(X, axis=2), "with axis=-2": sub.standardize(X, axis=-2)}
 
 
 @hidden.probe("q4", "standardize")
@@ -398,7 +403,7 @@ def matches_reference_on_random_scores(sub, rng):
 def any_axis(sub, rng):
     """on random scores (3, 4, 5) with axis=0 and axis=-2"""
     x = _f32(rng, (3, 4, 5), scale=2.0)
-    return {"axis_0": sub.softmax(x, axis=0), "axis_minus_2": sub.softmax(x, axis=-2)}
+    return {"with axis=0": sub.softmax(x, axis=0), "with axis=-2": sub.softmax(x, axis=-2)}
 
 
 def _sums_to_one(out, ref):
@@ -442,8 +447,11 @@ def _stable(out, ref):
             "gives nan or inf on the rows around -1000: there every exp underflows to 0, and "
             f"0 / 0 is nan; {fix}, so that each row's largest exp is 1"
         )
-    # Float32 results near ±1000 carry ~1e-4 relative error whatever the stable method.
-    return compare_outputs(out, ref, rtol=1e-4)
+    # Float32 results near ±1000 carry ~1e-4 relative error whatever the stable method. (What
+    # compare_outputs(out, ref, rtol=1e-4) checks, without naming the outputs: `x` is the input.)
+    if set(out) != set(ref):
+        return compare_outputs(out, ref, rtol=1e-4)
+    return compare_value(out["x"], ref["x"], rtol=1e-4) or compare_value(out["p"], ref["p"], rtol=1e-4)
 
 
 @hidden.probe("q5", "softmax", judge=_stable, weight=2)
@@ -482,8 +490,8 @@ def vector_of_labels(sub, rng):
 def any_leading_shape(sub, rng):
     """on random labels of shape (3, 5) and of shape () (a 0-d array), 6 classes"""
     return {
-        "labels_3x5": sub.one_hot(_labels(rng, (3, 5), 6), 6),
-        "labels_0d": sub.one_hot(_labels(rng, (), 6), 6),
+        "on labels (3, 5)": sub.one_hot(_labels(rng, (3, 5), 6), 6),
+        "on 0-d labels": sub.one_hot(_labels(rng, (), 6), 6),
     }
 
 
@@ -570,8 +578,8 @@ def vector_on_a_square_matrix(sub, rng):
 def vector_on_rectangular_matrices(sub, rng):
     """on random M (6, 3) with v (3,), and M (3, 5) with v (3,)"""
     return {
-        "tall": sub.set_diagonal(_f32(rng, (6, 3)), _f32(rng, (3,))),
-        "wide": sub.set_diagonal(_f32(rng, (3, 5)), _f32(rng, (3,))),
+        "on M (6, 3)": sub.set_diagonal(_f32(rng, (6, 3)), _f32(rng, (3,))),
+        "on M (3, 5)": sub.set_diagonal(_f32(rng, (3, 5)), _f32(rng, (3,))),
     }
 
 
@@ -579,14 +587,23 @@ def vector_on_rectangular_matrices(sub, rng):
 def scalar_v(sub, rng):
     """on random M (3, 5) with a Python float v, and M (4, 2) with a 0-d array v"""
     return {
-        "python_float": sub.set_diagonal(_f32(rng, (3, 5)), float(rng.standard_normal())),
-        "array_0d": sub.set_diagonal(_f32(rng, (4, 2)), _f32(rng, ())),
+        "with a Python float v": sub.set_diagonal(_f32(rng, (3, 5)), float(rng.standard_normal())),
+        "with a 0-d array v": sub.set_diagonal(_f32(rng, (4, 2)), _f32(rng, ())),
     }
 
 
-@hidden.probe("q8", "set_diagonal")
-def leaves_M_unchanged(sub, rng):
-    """leaves M (4, 3) as it was"""
+def _new_array(out, ref):
+    """What compare_outputs(out, ref) checks, in a student's words: M as it was, then the result."""
+    if set(out) != set(ref):
+        return compare_outputs(out, ref)
+    if compare_value(out["M_changed"], ref["M_changed"]):
+        return "changed M in place; leave M as it was and return a new array"
+    return compare_value(out["out"], ref["out"])
+
+
+@hidden.probe("q8", "set_diagonal", judge=_new_array)
+def new_array_and_M_unchanged(sub, rng):
+    """on random M (4, 3) and v (3,): returns the new array and leaves M as it was"""
     M = _f32(rng, (4, 3))
     before = np.array(M)
     out = sub.set_diagonal(M, _f32(rng, (3,)))
@@ -623,8 +640,8 @@ def _take_case(sub, x, idx, fill) -> dict:
 
 
 def _cases(ref) -> list[str]:
-    """The output paths of every case in ``ref`` (``"random.out"``, ``"cases.3.out"``), each
-    beside its inputs at the same prefix."""
+    """The output paths of every case in ``ref`` (``"on random indices.out"``,
+    ``"on every pixel value.3.out"``), each beside its inputs at the same prefix."""
     return [path for path in ref if path == "out" or path.endswith(".out")]
 
 
@@ -677,7 +694,7 @@ def matches_reference_on_random_indices(sub, rng):
     """on random x (7,), indices (3, 5) in [-14, 14) and a random fill"""
     x = _f32_vector(rng, 7)
     idx = jnp.asarray(rng.integers(-14, 14, size=(3, 5)), jnp.int32)
-    return {"random": _take_case(sub, x, idx, float(rng.standard_normal()))}
+    return {"on random indices": _take_case(sub, x, idx, float(rng.standard_normal()))}
 
 
 @hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
@@ -686,7 +703,7 @@ def negative_indices_count_from_the_end(sub, rng):
     n = int(rng.integers(3, 9))
     idx = np.concatenate([np.arange(-n, n), [-n - 2, -n - 1, n, n + 1]])
     idx = jnp.asarray(rng.permutation(idx), jnp.int32)
-    return {"every_index": _take_case(sub, _f32_vector(rng, n), idx, float(rng.standard_normal()))}
+    return {"on every index": _take_case(sub, _f32_vector(rng, n), idx, float(rng.standard_normal()))}
 
 
 @hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
@@ -695,7 +712,7 @@ def int32_extremes(sub, rng):
     n = int(rng.integers(4, 9))
     edges = [_INT32_MIN, _INT32_MIN + 1, _INT32_MAX, _INT32_MAX - 1, -n - 1, -n, n - 1, n, 0]
     idx = jnp.asarray(rng.permutation(np.array(edges, np.int64)), jnp.int32)
-    return {"extremes": _take_case(sub, _f32_vector(rng, n), idx, float(rng.standard_normal()))}
+    return {"on int32 extremes": _take_case(sub, _f32_vector(rng, n), idx, float(rng.standard_normal()))}
 
 
 @hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
@@ -705,9 +722,9 @@ def nan_and_infinite_fills(sub, rng):
     idx = np.concatenate([rng.integers(-5, 5, size=4), [-7, -6, 5, 9]])
     idx = jnp.asarray(rng.permutation(idx), jnp.int32)
     return {
-        "fill_nan": _take_case(sub, x, idx, float("nan")),
-        "fill_inf": _take_case(sub, x, idx, float("inf")),
-        "fill_minus_inf": _take_case(sub, x, idx, float("-inf")),
+        "with fill nan": _take_case(sub, x, idx, float("nan")),
+        "with fill inf": _take_case(sub, x, idx, float("inf")),
+        "with fill -inf": _take_case(sub, x, idx, float("-inf")),
     }
 
 
@@ -716,12 +733,13 @@ def any_shape_of_idx(sub, rng):
     """on 0-d indices (one in range, one not), indices (2, 0), (2, 3, 2), and x of length 1"""
     x = _f32_vector(rng, 6)
     fill = float(rng.standard_normal())
+    i32 = jnp.int32
     return {
-        "index_0d": _take_case(sub, x, jnp.asarray(-int(rng.integers(1, 7)), jnp.int32), fill),
-        "index_0d_out": _take_case(sub, x, jnp.asarray(int(rng.integers(6, 20)), jnp.int32), fill),
-        "empty": _take_case(sub, x, jnp.zeros((2, 0), jnp.int32), fill),
-        "three_axes": _take_case(sub, x, jnp.asarray(rng.integers(-9, 9, size=(2, 3, 2)), jnp.int32), fill),
-        "length_1": _take_case(sub, _f32_vector(rng, 1), jnp.asarray([-2, -1, 0, 1], jnp.int32), fill),
+        "on a 0-d index in range": _take_case(sub, x, jnp.asarray(-int(rng.integers(1, 7)), i32), fill),
+        "on a 0-d index out of range": _take_case(sub, x, jnp.asarray(int(rng.integers(6, 20)), i32), fill),
+        "on indices (2, 0)": _take_case(sub, x, jnp.zeros((2, 0), i32), fill),
+        "on indices (2, 3, 2)": _take_case(sub, x, jnp.asarray(rng.integers(-9, 9, (2, 3, 2)), i32), fill),
+        "on x of length 1": _take_case(sub, _f32_vector(rng, 1), jnp.asarray([-2, -1, 0, 1], i32), fill),
     }
 
 
@@ -748,7 +766,10 @@ def _does_not_grow(out, ref):
         return "could not count the operations of its traced program"
     small, large = ops
     if small == 0:
-        return "its traced program does nothing; is the function body filled in?"
+        return (
+            "its traced program has no operations: the function still has the stub's body (`...`) "
+            "or returns without computing anything"
+        )
     if large > small:
         return (
             f"with idx traced, its program has {small} operations for {_SIZES_TRACED[0]} indices "
@@ -823,8 +844,8 @@ def matches_reference_on_a_random_image(sub, rng):
     """on a random image (5, 6, 3) brightened and darkened by random deltas up to 127"""
     img = _image(rng, (5, 6, 3))
     return {
-        "brighter": _brighten_case(sub, img, int(rng.integers(1, 128))),
-        "darker": _brighten_case(sub, img, -int(rng.integers(1, 128))),
+        "brightened by a random delta": _brighten_case(sub, img, int(rng.integers(1, 128))),
+        "darkened by a random delta": _brighten_case(sub, img, -int(rng.integers(1, 128))),
     }
 
 
@@ -833,16 +854,18 @@ def every_pixel_value(sub, rng):
     """on every pixel value 0 to 255, with deltas -255, -1, 0, 1, 255 and 27 random ones"""
     img = jnp.arange(256, dtype=jnp.uint8).reshape(16, 16)
     deltas = [-255, -1, 0, 1, 255] + [int(d) for d in rng.integers(-255, 256, size=27)]
-    return {"cases": [_brighten_case(sub, img, d) for d in deltas]}
+    return {"on every pixel value": [_brighten_case(sub, img, d) for d in deltas]}
 
 
 @hidden.probe("q10", "brighten", judge=_saturated)
 def any_shape(sub, rng):
     """on a 0-d image, empty images (0,) and (2, 0, 3), and an image (1,)"""
     return {
-        "image_0d_up": _brighten_case(sub, _image(rng, ()), int(rng.integers(1, 256))),
-        "image_0d_down": _brighten_case(sub, _image(rng, ()), -int(rng.integers(1, 256))),
-        "empty": _brighten_case(sub, _image(rng, (0,)), int(rng.integers(-255, 256))),
-        "empty_3d": _brighten_case(sub, _image(rng, (2, 0, 3)), int(rng.integers(-255, 256))),
-        "one_pixel": _brighten_case(sub, _image(rng, (1,)), int(rng.integers(-255, 256))),
+        "on a 0-d image brightened": _brighten_case(sub, _image(rng, ()), int(rng.integers(1, 256))),
+        "on a 0-d image darkened": _brighten_case(sub, _image(rng, ()), -int(rng.integers(1, 256))),
+        "on an empty image (0,)": _brighten_case(sub, _image(rng, (0,)), int(rng.integers(-255, 256))),
+        "on an empty image (2, 0, 3)": _brighten_case(
+            sub, _image(rng, (2, 0, 3)), int(rng.integers(-255, 256))
+        ),
+        "on an image (1,)": _brighten_case(sub, _image(rng, (1,)), int(rng.integers(-255, 256))),
     }
