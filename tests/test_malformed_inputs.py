@@ -99,7 +99,8 @@ CASES: list[tuple[str, bytes, str | None]] = [
     (
         "unrelated.ipynb",
         notebook("print('hello')", None).encode(),
-        "defines none of this assignment's functions (add_positional, brighten, broadcast_shape, one_hot, ...)",
+        "defines none of this assignment's functions "
+        "(add_positional, brighten, broadcast_shape, one_hot, ...)",
     ),
     ("good.ipynb", GOOD.encode(), None),
     ("bom.ipynb", b"\xef\xbb\xbf" + GOOD.encode(), None),
