@@ -346,3 +346,29 @@ def insert_after_definition(cells: list[str], names: Collection[str], source: st
     one defining any of ``names``."""
     idx = defining_cell(cells, names)
     return cells[: idx + 1] + [source] + cells[idx + 1 :]
+
+
+def needed_cells(cells: list[str], start: Collection[int], extra: str = "") -> list[int]:
+    """The indices of ``start`` and, repeatedly, of every cell binding a name that a kept cell (or
+    ``extra``, a known-wrong answer) reads, in order: the cells graded code needs. Teaching demos,
+    which bind nothing that code reads, fall away (``validate`` and ``selfcheck`` run only these)."""
+    names = [bound_and_read_names(source) for source in cells]
+    keep = set(start)
+    wanted = set((bound_and_read_names(extra) or (set(), set()))[1])
+    for i in keep:
+        wanted |= (names[i] or (set(), set()))[1]
+    while more := {i for i, n in enumerate(names) if i not in keep and n and n[0] & wanted}:
+        keep |= more
+        for i in more:
+            wanted |= (names[i] or (set(), set()))[1]
+    return sorted(keep)
+
+
+def defining_cells(cells: list[str], functions: Collection[str]) -> set[int]:
+    """The cells defining ``functions``, and any cell that does not parse (kept: what it binds is
+    unknown)."""
+    return {
+        i
+        for i, source in enumerate(cells)
+        if bound_and_read_names(source) is None or defined_names(source) & set(functions)
+    }

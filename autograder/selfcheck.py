@@ -25,7 +25,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,12 @@ from typing import Any
 from .config import Assignment, load_course
 from .errors import ConfigError
 from .master_format import marked_cells, master_questions, stub_source
-from .notebooks import bound_and_read_names, defined_names, defining_cell, typed_nbformat
+from .notebooks import (
+    defining_cell,
+    defining_cells,
+    needed_cells,
+    typed_nbformat,
+)
 from .probing import Probe, ProbeSet, decode_run, judge_probe, probe_seed, run_probe, score_question
 from .sandbox.execution import load_probes, run_cells
 
@@ -62,30 +67,6 @@ def captured() -> Iterator[io.StringIO]:
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         yield sink
-
-
-def with_dependencies(cells: list[str], start: Collection[int], extra: str = "") -> list[int]:
-    """The indices of ``start`` and, repeatedly, of every cell binding a name that a kept cell (or
-    ``extra``, a known-wrong answer) reads, in order: the rule of ``validate.graded_cells``."""
-    names = [bound_and_read_names(source) for source in cells]
-    keep = set(start)
-    wanted = set((bound_and_read_names(extra) or (set(), set()))[1])
-    for i in keep:
-        wanted |= (names[i] or (set(), set()))[1]
-    while more := {i for i, n in enumerate(names) if i not in keep and n and n[0] & wanted}:
-        keep |= more
-        for i in more:
-            wanted |= (names[i] or (set(), set()))[1]
-    return sorted(keep)
-
-
-def graded_start(cells: list[str], functions: Collection[str]) -> set[int]:
-    """The cells defining ``functions``, and any cell that does not parse (kept, as validate does)."""
-    return {
-        i
-        for i, source in enumerate(cells)
-        if bound_and_read_names(source) is None or defined_names(source) & set(functions)
-    }
 
 
 class Report:
@@ -181,13 +162,13 @@ def check(
         if len(paths) < 3:
             report.fail(f"{q} has {len(paths)} known-wrong answers in mutants/; validate needs 3")
 
-    graded = graded_start(cells, functions)
-    lean = with_dependencies(cells, graded)
+    graded = defining_cells(cells, functions)
+    lean = needed_cells(cells, graded)
     if question is None:
         full = list(range(len(cells)))
     else:  # the graded cells, and the question's own cells (demos, public tests) with what they read
         own = {i for i, c in enumerate(code) if c.question == question}
-        full = sorted(set(lean) | set(with_dependencies(cells, own)))
+        full = sorted(set(lean) | set(needed_cells(cells, own)))
 
     selected = [p for p in hidden.probes if p.question in questions]
     env = run_variant("the reference", [cells[i] for i in full], [numbers[i] for i in full], report)
@@ -236,7 +217,7 @@ def check(
         o = outcomes[q]
         for path in paths:
             source = path.read_text(encoding="utf-8")
-            lean_cells = [cells[i] for i in with_dependencies(cells, graded, extra=source)]
+            lean_cells = [cells[i] for i in needed_cells(cells, graded, extra=source)]
             try:
                 at = defining_cell(lean_cells, a.questions[q].functions) + 1
                 with captured():

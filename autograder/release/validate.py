@@ -34,10 +34,10 @@ from ..config import Assignment, Course, load_course
 from ..grading import batch as grade
 from ..grading.records import Record, read_records
 from ..notebooks import (
-    bound_and_read_names,
     code_cells,
-    defined_names,
     defining_cell,
+    defining_cells,
+    needed_cells,
     read_notebook,
     typed_nbformat,
 )
@@ -76,19 +76,9 @@ def graded_cells(
     ``functions`` and, repeatedly, every cell that binds a name a kept cell (or ``extra``, a
     known-wrong answer) reads. Teaching demos, which bind nothing that code reads, fall away, and
     with them most of a notebook's compiling; a cell that does not parse is kept."""
-    code = {i: c.source for i, c in enumerate(reference.cells) if c.cell_type == "code"}
-    names = {i: bound_and_read_names(source) for i, source in code.items()}
-
-    def reads(i: int) -> set[str]:
-        n = names[i]
-        return n[1] if n else set()
-
-    keep = {i for i, n in names.items() if n is None or defined_names(code[i]) & set(functions)}
-    _, wanted = bound_and_read_names(extra) or (set(), set())
-    wanted = wanted.union(*(reads(i) for i in keep))
-    while more := {i for i, n in names.items() if i not in keep and n and n[0] & wanted}:
-        keep |= more
-        wanted = wanted.union(*(reads(i) for i in more))
+    positions = [i for i, c in enumerate(reference.cells) if c.cell_type == "code"]
+    code = [reference.cells[i].source for i in positions]
+    keep = {positions[j] for j in needed_cells(code, defining_cells(code, functions), extra)}
     nb = copy.deepcopy(reference)
     nb.cells = [c for i, c in enumerate(nb.cells) if c.cell_type != "code" or i in keep]
     return nb
