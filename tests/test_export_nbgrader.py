@@ -3,7 +3,8 @@
 One nbgrader course holds every assignment that has a master. The points per question must be
 course.yml's and the otter build's, and the student release must hold no hidden test and no
 solution. Two students submit each autograded assignment: `reference` (the release with the
-master's solutions typed in) must score full marks, `stub` (the untouched release) 0.
+master's solutions typed in, and one hidden test cell edited) must score full marks, `stub` (the
+untouched release) 0; autograde must report the edited cell changed, and no other.
 
 Autograding runs every notebook whole in a kernel (~40 s for the larger ones on 2 cores), so
 `make test` autogrades AUTOGRADED, the plain case and the one that needs 8 virtual devices in
@@ -80,11 +81,31 @@ def nbgrader(course: Path, *args: str) -> subprocess.Popen[str]:
     )
 
 
-def finish(*runs: subprocess.Popen[str]) -> None:
-    """Wait for nbgrader runs; fail with the log of one that failed."""
+def finish(*runs: subprocess.Popen[str]) -> list[str]:
+    """Wait for nbgrader runs; fail with the log of one that failed. Returns their logs."""
+    logs = []
     for run in runs:
         log, _ = run.communicate(timeout=1500)
         assert run.returncode == 0, f"{' '.join(run.args[2:])} failed:\n{log[-8000:]}"
+        logs.append(log)
+    return logs
+
+
+def changed_cells(log: str) -> dict[str, list[str]]:
+    """``{assignment: [log line, ...]}``: the lines of an ``nbgrader autograde`` log that report a
+    changed cell ("Attribute 'checksum' for cell <grade id> has changed! ..."), by the submission
+    nbgrader was sanitizing then; every submission sanitized has an entry."""
+    out: dict[str, list[str]] = {}
+    current = None
+    for line in log.splitlines():
+        m = re.search(r"\] Sanitizing .*[/\\]submitted[/\\][^/\\]+[/\\]([^/\\]+)[/\\]", line)
+        if m:
+            current = m.group(1)
+            out.setdefault(current, [])
+        elif "has changed" in line:
+            assert current is not None, f"a changed cell before any submission: {line}"
+            out[current].append(line.strip())
+    return out
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -134,6 +155,10 @@ class Exported:
     """nbgrader's scores: ``{student: {grade id: score}}``; None where not autograded"""
     max_score: float
     """the notebook's max score in nbgrader's gradebook (its own sum of the cells' points)"""
+    tampered: str | None
+    """grade id of the hidden test cell edited in the ``reference`` submission; None where not autograded"""
+    changed: dict[str, list[str]] | None
+    """autograde's log lines that report a changed cell: ``{student: [line, ...]}``"""
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +177,7 @@ def course(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
     points: dict[str, dict[str, float]] = {}
     max_score: dict[str, float] = {}
+    tampered: dict[str, str] = {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
         for a in READY:
             notebooks = gb.find_assignment(a).notebooks
@@ -166,8 +192,16 @@ def course(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         }
         release = (root / "release" / a.id / a.notebook).read_text(encoding="utf-8")
         filled = nbformat.reads(release, as_version=4)
+        hidden_ids = [
+            c.metadata.nbgrader["grade_id"]
+            for c in source.cells
+            if c.metadata.get("nbgrader", {}).get("grade") and "BEGIN HIDDEN TESTS" in c.source
+        ]
+        tampered[a.id] = hidden_ids[0]
         for cell in filled.cells:
             meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade_id") == tampered[a.id]:
+                cell.source = "pass  # an edited hidden test cell: nbgrader must report and restore it"
             if meta.get("solution"):
                 cell.source = "\n".join(
                     line
@@ -179,12 +213,18 @@ def course(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             folder.mkdir(parents=True)
             (folder / a.notebook).write_text(text, encoding="utf-8")
     folders = {"reference": root, "stub": shutil.copytree(root, root.with_name("course-stub"))}
-    finish(
+    logs = finish(
         *(
             nbgrader(folder, "autograde", "*", f"--student={student}", "--force")
             for student, folder in folders.items()
         )
     )
+    changed: dict[str, dict[str, list[str]]] = collections.defaultdict(dict)
+    for student, log in zip(folders, logs, strict=True):
+        for a, lines in changed_cells(log).items():
+            changed[a][student] = lines
+    for a in autograded:
+        assert set(changed[a]) == set(STUDENTS), f"no autograde log of {a}: {sorted(changed[a])}"
 
     scores: dict[str, dict[str, dict[str, float]]] = collections.defaultdict(dict)
     for student, folder in folders.items():
@@ -205,6 +245,8 @@ def course(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             points=points[a.id],
             scores=scores.get(a.id),
             max_score=max_score[a.id],
+            tampered=tampered.get(a.id),
+            changed=changed.get(a.id),
         )
     return out
 
@@ -248,6 +290,24 @@ def test_reference_full_marks_stub_zero(a_id: str, course: dict[str, Exported]) 
     assert not lost, f"the reference solution lost points (cell: score, points): {lost}"
     earned = {g: s for g, s in e.scores["stub"].items() if s != 0}
     assert not earned, f"the untouched release earned points: {earned}"
+
+
+@pytest.mark.parametrize("a_id", ALL)
+def test_autograde_reports_only_edited_cells_changed(a_id: str, course: dict[str, Exported]) -> None:
+    """``generate_assignment`` saves a hidden test cell's checksum before it clears the hidden
+    region (jupyter/nbgrader#1961), so plain nbgrader reports every hidden test cell of an
+    untouched release changed; the export's ``RestoreHiddenTests`` must keep that quiet, yet
+    still report (and restore) a hidden test cell the student did edit, with the same scores."""
+    e = course[a_id]
+    if e.scores is None or e.changed is None:
+        pytest.skip(f"autograded with --every-export (make test-all) only; make test: {AUTOGRADED}")
+    assert e.changed["stub"] == [], (
+        f"autograde reports cells of the untouched release changed: {e.changed['stub']}"
+    )
+    assert len(e.changed["reference"]) == 1, e.changed["reference"]
+    assert f"Attribute 'checksum' for cell {e.tampered} has changed!" in e.changed["reference"][0]
+    assert e.scores["stub"] == dict.fromkeys(e.points, 0)
+    assert e.scores["reference"] == e.points
 
 
 @pytest.mark.parametrize("a_id", ALL)

@@ -20,7 +20,10 @@ The hidden cells import their support files (the probes, :mod:`autograder.probin
 reference solution) from ``OUT/autograder_support/<id>/``, which they find by walking up from
 the folder the notebook runs in (``autograded/<student>/<id>/`` under ``nbgrader autograde``).
 That folder is outside ``source/``, so ``nbgrader generate_assignment`` never copies it to the
-student release. ``OUT/nbgrader_config.py`` holds the settings the export relies on.
+student release. ``OUT/nbgrader_config.py`` holds the settings the export relies on, among them
+``RestoreHiddenTests``, autograde's stand-in for nbgrader's ``OverwriteCells`` that puts the hidden
+region of an untouched hidden test cell back before nbgrader checks it, so an untouched cell is not
+reported changed (nbgrader checksums the cell before it clears the region: jupyter/nbgrader#1961).
 
 Everything is generated from ``solutions/`` and ``course.yml``; the same sources give the same
 bytes. Other folders of OUT (release/, submitted/, autograded/, the gradebook) are left alone.
@@ -267,6 +270,41 @@ def support_files(a: Assignment, course: Course, nb: nbformat.NotebookNode) -> d
     }
 
 
+_RESTORE_HIDDEN_TESTS = '''
+# `nbgrader generate_assignment` saves each locked cell's source and checksum in the gradebook
+# *before* it clears the hidden test regions (jupyter/nbgrader#1961), so `nbgrader autograde`
+# would find every hidden test cell of an untouched submission "changed" and warn "Attribute
+# 'checksum' for cell ... has changed!" before putting the hidden region back. This subclass
+# of OverwriteCells first gives a cell whose source is exactly the released one (the saved
+# source with its hidden regions cleared, as generate_assignment clears them) the saved source
+# back, then does all of OverwriteCells' checks: the graded notebook is the same, the false
+# alarm is gone, and a hidden test cell a student did edit is still reported and restored.
+
+class RestoreHiddenTests(OverwriteCells):
+    """OverwriteCells that restores an untouched cell's hidden test regions before it checks."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None:
+            try:
+                saved = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
+            except MissingEntry:
+                saved = None  # OverwriteCells reports it
+            if saved is not None and saved.locked and saved.cell_type == cell.cell_type:
+                released = NotebookNode(source=saved.source, cell_type=saved.cell_type)
+                if ClearHiddenTests(parent=self)._remove_hidden_test_region(released):
+                    if cell.source == released.source:
+                        cell.source = saved.source
+        return super().preprocess_cell(cell, resources, cell_index)
+
+
+c.Autograde.sanitize_preprocessors = [  # noqa: F821 - defined by nbgrader when it reads this file
+    RestoreHiddenTests if p is OverwriteCells else p
+    for p in Autograde.class_traits()["sanitize_preprocessors"].default()
+]
+'''
+
+
 def nbgrader_config(course: Course) -> str:
     """The text of ``OUT/nbgrader_config.py``."""
     timeout = max(course.limits_for(a).cell_seconds for a in course.assignments)
@@ -279,6 +317,11 @@ The export rewrites this file. Put your own settings (course_id, the exchange, .
 
 import os
 
+from nbformat import NotebookNode
+from nbgrader.api import MissingEntry
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+
 c = get_config()  # noqa: F821 - defined by nbgrader when it reads this file
 
 # A solution region becomes `...` in the student release, as in the otter release.
@@ -290,7 +333,7 @@ c.Execute.timeout = {int(timeout)}
 
 # The hidden tests' support files live in {SUPPORT_DIR}/ beside source/, never under source/
 # (generate_assignment copies every file of source/<assignment>/ to the student release).
-
+{_RESTORE_HIDDEN_TESTS}
 load_subconfig(  # noqa: F821 - defined by nbgrader when it reads this file
     "{LOCAL_CONFIG_FILE}", path=os.path.dirname(os.path.abspath(__file__)))
 '''
