@@ -27,6 +27,21 @@ from autograder.config import ROOT, load_course
 
 COURSE = load_course()
 STUDENT_REQUIREMENTS = ROOT / "requirements" / "student.txt"
+#: What the pinned packages declare and a student notebook never loads, measured (every notebook
+#: run top to bottom in a venv without it: `grader.check` passing and failing, the export cell),
+#: so that requirements/student.txt, installed with --no-deps, leaves it out:
+#: (package, requirement as declared, less its version): what it is for.
+NOT_FOR_STUDENTS = {
+    ("jax", "scipy"): "jax.scipy.signal's named windows, jax.experimental.sparse",
+    ("jaxlib", "scipy"): "the same",
+    ("otter-grader", "nbconvert[webpdf]"): "playwright: otter's PDF via HTML (the export cell makes none)",
+    ("fica", "sphinx"): "fica's Sphinx extension",
+    ("fica", "docutils"): "fica's Sphinx extension",
+    ("otter-grader", "click"): "otter's command line",
+    ("otter-grader", "jupytext"): "otter assign",
+    ("otter-grader", "python-on-whales"): "otter grade's Docker containers",
+    ("otter-grader", "requests"): "otter generate's Gradescope token",
+}
 
 
 def _checks(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
@@ -111,7 +126,9 @@ def test_student_requirements_pin_what_the_notebooks_import_and_all_they_need(
     pins: Callable[[Path], dict[str, tuple[str, set[str]]]],
 ) -> None:
     """requirements/student.txt pins JAX, NumPy, matplotlib, otter and a kernel, every package
-    those need, at lock.txt's versions; the setup cell checks and installs its first block."""
+    those need at runtime, at lock.txt's versions, and nothing else: what they declare, less
+    :data:`NOT_FOR_STUDENTS` (it is installed with --no-deps); the setup cell checks and installs
+    its first block."""
     from importlib import metadata
 
     from packaging.requirements import Requirement
@@ -128,16 +145,39 @@ def test_student_requirements_pin_what_the_notebooks_import_and_all_they_need(
     assert first == ["jax", "jaxlib", "numpy", "matplotlib", "otter-grader"]
     assert "ipykernel" in ours
 
-    needed = []
-    for name, (_, extras) in ours.items():
+    # What the first block and the kernel declare, followed to the end, less NOT_FOR_STUDENTS:
+    # exactly student.txt's pins.
+    declared: set[tuple[str, str]] = set()
+    needed: dict[str, str] = {}  # package -> the package that needs it
+    todo: list[tuple[str, set[str], str]] = [("ipykernel", set(), "")]
+    for pin in map(Requirement, notebook_pins()):
+        todo.append((canonicalize_name(pin.name), set(pin.extras), ""))
+    seen: dict[str, set[str]] = {}
+    while todo:
+        name, extras, parent = todo.pop()
+        if name in seen and extras <= seen[name]:
+            continue
+        seen[name] = seen.get(name, set()) | extras
+        needed.setdefault(name, parent)
         for text in metadata.distribution(name).requires or []:
             req = Requirement(text)
-            envs = [{"extra": e} for e in extras or {""}]
-            if (req.marker is None or any(req.marker.evaluate(env) for env in envs)) and canonicalize_name(
-                req.name
-            ) not in ours:
-                needed.append(f"{req.name} (for {name})")
-    assert not needed, f"add to requirements/student.txt, at lock.txt's version: {needed}"
+            envs = [{"extra": e} for e in seen[name] or {""}]
+            if req.marker is not None and not any(req.marker.evaluate(env) for env in envs):
+                continue
+            dep = canonicalize_name(req.name)
+            declared |= {(name, dep)} | {(name, f"{dep}[{e}]") for e in req.extras}
+            if (name, dep) in NOT_FOR_STUDENTS:
+                continue
+            todo.append((dep, {e for e in req.extras if (name, f"{dep}[{e}]") not in NOT_FOR_STUDENTS}, name))
+    absent = sorted(f"{n} (for {p})" for n, p in needed.items() if n not in ours)
+    assert not absent, f"add to requirements/student.txt, at lock.txt's version: {absent}"
+    extra = sorted(set(ours) - set(needed))
+    assert not extra, f"no notebook needs these: remove them from requirements/student.txt: {extra}"
+    stale = sorted(f"{p}: {r}" for p, r in set(NOT_FOR_STUDENTS) - declared)
+    assert not stale, f"no longer declared: remove from NOT_FOR_STUDENTS: {stale}"
+    # The heavy ones otter and jax declare stay out: Sphinx, playwright (165 MB), scipy.
+    for heavy in ("sphinx", "playwright", "scipy", "pydantic", "docutils"):
+        assert heavy not in ours, f"{heavy}: no student notebook loads it"
 
     # Every module a student notebook imports comes from a pinned package.
     imported = set()
@@ -226,9 +266,12 @@ def _index_unreachable() -> str | None:
 
 
 @pytest.mark.slow
-def test_the_notebook_alone_runs_in_a_fresh_venv_from_student_requirements(tmp_path: Path) -> None:
+def test_the_notebook_alone_runs_in_a_fresh_venv_from_student_requirements(
+    tmp_path: Path, pins: Callable[[Path], dict[str, tuple[str, set[str]]]]
+) -> None:
     """The student path, end to end, for one assignment (the others run in the kernel test above):
-    a virtual environment made from requirements/student.txt alone, an empty folder holding only
+    a virtual environment made from requirements/student.txt alone (`pip install --no-deps -r`: it
+    holds those pins and nothing else), an empty folder holding only
     the notebook (reference answers pasted in), run top to bottom in that environment's kernel.
     The setup cell finds every pin present (installs nothing) and every public check passes."""
     reason = _index_unreachable()
@@ -246,13 +289,26 @@ def test_the_notebook_alone_runs_in_a_fresh_venv_from_student_requirements(tmp_p
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=300)
     python = venv / "bin" / "python"
     install = subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--no-compile", "-r", str(STUDENT_REQUIREMENTS)],
+        [str(python), "-m", "pip", "install", "--quiet", "--no-compile", "--no-deps"]
+        + ["-r", str(STUDENT_REQUIREMENTS)],
         env=env,
         capture_output=True,
         text=True,
         timeout=1800,
     )
     assert install.returncode == 0, install.stderr[-3000:]
+    listed = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(*(d.name for d in m.distributions()))"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    from packaging.utils import canonicalize_name
+
+    installed = {str(canonicalize_name(n)) for n in listed.stdout.split()} - {"pip", "setuptools"}
+    assert installed == set(pins(STUDENT_REQUIREMENTS)), installed ^ set(pins(STUDENT_REQUIREMENTS))
 
     work = tmp_path / "student"
     work.mkdir()
