@@ -69,7 +69,7 @@ def environment() -> dict[str, str]:
     """What must be the same on the instructor's machine and on every worker for a row to mean
     the same: the grader's own code, and the libraries that compute and judge the numbers."""
     code = hashlib.sha256()
-    package = Path(__file__).resolve().parents[1]
+    package = Path(__file__).resolve().parents[2]  # autograder/
     for path in sorted(package.rglob("*.py")):
         code.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     found = {"grader code": code.hexdigest()[:16]}
