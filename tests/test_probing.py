@@ -373,8 +373,10 @@ def test_04_jit_benchmark_judges_hold_under_any_load() -> None:
 
 
 def test_04_jit_benchmark_judges_name_a_non_number() -> None:
-    verdicts = _q9_verdicts(lambda f, *args, repeats=10: None)
+    verdicts = _q9_verdicts(lambda f, *args, repeats=10: "fast")
     assert all("expected a float number of seconds" in v for v in verdicts.values()), verdicts
+    verdicts = _q9_verdicts(lambda f, *args, repeats=10: None)  # the stub's one sentence
+    assert all("returned None" in v for v in verdicts.values()), verdicts
 
 
 def test_04_jit_benchmark_judges_fail_nan_and_constants_that_time_nothing() -> None:
