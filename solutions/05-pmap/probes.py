@@ -458,6 +458,17 @@ def runs_on_every_device(sub, rng):
     }
 
 
+def _three_steps(step: Any, rng: np.random.Generator) -> dict[str, Any]:
+    """Three steps of ``step`` on one sharded batch, each fed the params the last one returned."""
+    params, x, y = _sharded_inputs(rng)
+    lr = _learning_rate(rng)
+    losses = []
+    for _ in range(3):
+        params, loss = step(params, x, y, lr)
+        losses.append(loss)
+    return {"params": params, "losses": losses}
+
+
 @hidden.probe("q7", "sharded_train_step", weight=2)
 def same_numbers_as_full_batch_step(sub, rng):
     """one step on the whole (N, 1) batch equals one full-batch step"""
@@ -468,13 +479,7 @@ def same_numbers_as_full_batch_step(sub, rng):
 @hidden.probe("q7", "sharded_train_step")
 def three_steps_in_a_row(sub, rng):
     """three steps, each fed the params the last one returned, equal three full-batch steps"""
-    params, x, y = _sharded_inputs(rng)
-    lr = _learning_rate(rng)
-    losses = []
-    for _ in range(3):
-        params, loss = sub.sharded_train_step(params, x, y, lr)
-        losses.append(loss)
-    return {"params": params, "losses": losses}
+    return _three_steps(sub.sharded_train_step, rng)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -720,13 +725,7 @@ def one_example_per_device(sub, rng):
 @hidden.probe("q10", "shard_map_train_step")
 def three_steps_in_a_row_sharded(sub, rng):
     """three steps, each fed the params the last one returned, equal three full-batch steps"""
-    params, x, y = _sharded_inputs(rng)
-    lr = _learning_rate(rng)
-    losses = []
-    for _ in range(3):
-        params, loss = sub.shard_map_train_step(params, x, y, lr)
-        losses.append(loss)
-    return {"params": params, "losses": losses}
+    return _three_steps(sub.shard_map_train_step, rng)
 
 
 def _spec(spec: Any) -> list[str | None]:
