@@ -316,10 +316,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, worker_cache: Path) -> Ite
 
 
 def kill_worker_when(
-    cluster: Cluster, found: Callable[[Path], Path | None], kills: list[str]
+    cluster: Cluster, found: Callable[[Path, list[str]], Path | None], kills: list[str]
 ) -> threading.Event:
     """Watch the cluster's workers from a thread: SIGKILL the process of each worker for whose
-    folder ``found`` returns a path not seen before (kept in ``kills``). Set the event to stop."""
+    folder and running tasks (each as the repr of its arguments) ``found``
+    returns a path not seen before (kept in ``kills``). Set the event to stop."""
     stop = threading.Event()
     client = cluster._client()
 
@@ -327,11 +328,21 @@ def kill_worker_when(
         try:
             while not stop.wait(0.2):
                 try:
-                    workers = client.run(lambda dask_worker: (os.getpid(), dask_worker.local_directory))
+                    workers = client.run(
+                        lambda dask_worker: (
+                            os.getpid(),
+                            dask_worker.local_directory,
+                            [
+                                repr(ts.run_spec.args)
+                                for ts in dask_worker.state.tasks.values()
+                                if ts.state == "executing"
+                            ],
+                        )
+                    )
                 except Exception:  # noqa: BLE001 - a worker just died and is starting again
                     continue
-                for pid, folder in workers.values():
-                    hit = found(Path(folder))
+                for pid, folder, running in workers.values():
+                    hit = found(Path(folder), running)
                     if hit is not None and str(hit) not in kills:
                         kills.append(str(hit))
                         os.kill(pid, signal.SIGKILL)
@@ -349,8 +360,8 @@ def test_separate_scheduler_and_workers_grade_like_jobs_2_with_a_worker_killed(
     nanny restarts the worker, which sets itself up again) and the submission has one row."""
     kills: list[str] = []
 
-    def running_sandbox(folder: Path) -> Path | None:
-        return None if kills else next(folder.glob("*/.sandbox/slot-1-*"), None)  # a task (0: set-up)
+    def running_sandbox(folder: Path, running: list[str]) -> Path | None:
+        return None if kills else next(folder.glob("*/.sandbox/slot-1-*"), None)  # a task (-1: set-up)
 
     stop = kill_worker_when(cluster, running_sandbox, kills)
     try:
@@ -376,15 +387,14 @@ def test_a_submission_that_kills_its_worker_every_time_is_one_crashed_row(
     nb.cells.append(nbformat.v4.new_code_cell("import time\ntime.sleep(55)"))
     nbformat.write(nb, subs / "mallory.ipynb")
     kills: list[str] = []
-    # The sandbox's scratch folder is a tmpfs of its own, out of the host's sight: a sandbox
-    # alive for 20 s is mallory's (sleeping; alice's whole run is a few seconds).
-    first_seen: dict[Path, float] = {}
 
-    def mallory_running(folder: Path) -> Path | None:
-        for slot in folder.glob("*/.sandbox/slot-*"):
-            if time.monotonic() - first_seen.setdefault(slot, time.monotonic()) > 20:
-                return slot
-        return None
+    # The worker's running task names its submission; only mallory's worker dies (once per try:
+    # a restarted worker has a folder, so a sandbox slot, of its own), however long alice's
+    # run takes on a loaded machine.
+    def mallory_running(folder: Path, running: list[str]) -> Path | None:
+        if not any("'name': 'mallory.ipynb'" in task for task in running):
+            return None
+        return next(folder.glob("*/.sandbox/slot-[1-9]*"), None)  # its sandbox (-1: set-up)
 
     stop = kill_worker_when(cluster, mallory_running, kills)
     try:
