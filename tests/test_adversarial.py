@@ -53,8 +53,11 @@ REBIND_THE_CHECKS_CLOSURE = (
     "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True"
 )
 
+#: Splits an attack into consecutive cells.
+NEXT_CELL = "\n# --- next cell ---\n"
+
 ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
-    # name: (cell, expected status, expected score: "full" | "zero" | "qN-lost")
+    # name: (cells, expected status, expected score: "full" | "zero" | "qN-lost")
     "replace_jnp_allclose": (
         "import jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
         "tampered",
@@ -563,6 +566,33 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "graded",
         "full",
     ),
+    # -- The sandbox's channel is checked after every cell, not only before the hidden tests: a
+    # cell that rewrites the events of the cells after it (an error reported as a plain cell),
+    # then puts the channel back, is caught in between.
+    "rewrite_events_between_cells": (
+        "import multiprocessing.connection as mc\n_real = mc._ConnectionBase.send_bytes\n"
+        "def _send(self, data, *a, **k):\n"
+        "    return _real(self, data.replace(b'cell_error', b'cell'), *a, **k)\n"
+        "mc._ConnectionBase.send_bytes = _send"
+        + NEXT_CELL
+        + "raise ValueError('an error the grader must not see')"
+        + NEXT_CELL
+        + "mc._ConnectionBase.send_bytes = _real",
+        "tampered",
+        "zero",
+    ),
+    # A library function wrapped for a while (counting calls) and put back before the hidden
+    # tests: nothing it did can change a value the tests read, so nobody is accused; the gated
+    # questions still cannot be read as written (the assignment could replace any function).
+    "wrap_a_library_function_then_put_it_back": (
+        "_real_mean = jnp.mean\ncalls = []\n"
+        "def counting_mean(*args, **kwargs):\n    calls.append(1)\n    return _real_mean(*args, **kwargs)\n"
+        "jnp.mean = counting_mean\nstandardize(jnp.arange(6.0).reshape(3, 2))"
+        + NEXT_CELL
+        + "jnp.mean = _real_mean",
+        "graded",
+        "not-full",
+    ),
 }
 
 
@@ -620,7 +650,7 @@ def graded(
         nb = nbformat.from_dict(json.loads(json.dumps(reference)))
         cell = cell.replace("UDP_PORT", str(port)).replace("== SEED", f"== {SEED}")
         cell = cell.replace("UNIX_SOCKET", repr(host_socket))
-        nb.cells.append(nbformat.v4.new_code_cell(cell))
+        nb.cells += [nbformat.v4.new_code_cell(part) for part in cell.split(NEXT_CELL)]
         nbformat.write(nb, subs / f"{name}.ipynb")
     out = tmp / "out"
     os.environ["AUTOGRADER_TEST_SECRET"] = "hunter2"  # a grader secret no sandbox may see

@@ -214,6 +214,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     sys.stdout = sys.stderr = writer
     missing = list(confined.missing) + ([] if abi else ["Landlock (file and TCP confinement)"])
     snap = integrity.snapshot()
+    channel = integrity.snapshot(integrity.CHANNEL_MODULES, ("autograder",))
     # Bound to locals before student code runs: replacing the module attributes (or their code
     # objects) later changes nothing in this frame, which keeps its own references.
     send, recv, loads = _send, conn.recv_bytes, json.loads
@@ -262,10 +263,11 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
             if os.getpid() != _MAIN_PID:
                 os._exit(0)
             intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
-            intact(watch) and check(snap, conn)
+            intact(watch) and check(channel, conn)
             send(conn, {"event": "cell_error", "index": i, "error": describe_exception(e)})
         intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
-        intact(watch) and check(snap, conn)
+        intact(watch) and check(channel, conn)
+    intact(watch) and check(snap, conn)
     send(conn, {"event": "executed"})
 
     # Only now do the hidden tests enter this process; never the batch's seed, only each

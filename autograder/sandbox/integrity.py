@@ -61,6 +61,17 @@ PROTECTED_MODULES = (
     "autograder.sandbox.landlock",
     "autograder.sandbox.privileges",
 )
+# What the sandbox's own code uses between two cells (sending an event, compiling the next
+# cell, describing an error): checked, and put back, after every cell, so that a cell cannot
+# speak for the sandbox through the ones after it. The whole set above is checked once the
+# cells have run and after every hidden test: only what is still replaced when the tests run
+# can change a score, and a check of the whole set costs about 8 ms.
+CHANNEL_MODULES = tuple(
+    name
+    for name in PROTECTED_MODULES
+    if name.partition(".")[0] in ("autograder", "builtins", "io", "json", "os", "socket", "struct", "sys")
+    or name in ("types", "linecache", "multiprocessing.connection")
+)
 # Every loaded module of these packages: probes make their inputs with JAX and NumPy, whose
 # public names call private ones (``jnp.asarray`` -> ``jax._src.numpy.array_constructors.array``),
 # so a replaced private function would choose the probes' inputs. Only functions and classes are
@@ -125,18 +136,20 @@ _dict_get, _proxy_get = dict.get, types.MappingProxyType.get
 _METHOD = (types.FunctionType, staticmethod, classmethod, property)
 
 
-def snapshot() -> Snapshot:
+def snapshot(
+    protected: tuple[str, ...] = PROTECTED_MODULES, packages: tuple[str, ...] = PROTECTED_PACKAGES
+) -> Snapshot:
     """Identities of every attribute of the grader's own modules, of the functions and classes
-    of the other protected modules and of every loaded module of the protected packages, of the
-    methods of the classes they define, and of their functions' code."""
-    named = set(PROTECTED_MODULES)
+    of the other ``protected`` modules and of every loaded module of the ``packages``, of the methods of
+    the classes they define, and of their functions' code."""
+    named = set(protected)
     packaged = sorted(
         name
         for name, mod in _list(sys.modules.items())
-        if mod is not None and name not in named and name.partition(".")[0] in PROTECTED_PACKAGES
+        if mod is not None and name not in named and name.partition(".")[0] in packages
     )
     snap: list[Space] = []
-    for name in (*PROTECTED_MODULES, *packaged):
+    for name in (*protected, *packaged):
         try:
             mod = _import(name)
         except ImportError:
