@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from autograder.config import load_course
 from autograder.probing import (
     POINTS_GRID,
     RETURNED_NONE,
@@ -396,3 +398,38 @@ def test_04_jit_benchmark_judges_fail_nan_and_constants_that_time_nothing() -> N
         assert all(v is not None for v in verdicts.values()), (value, verdicts)
     nan = _q9_verdicts(constant(float("nan")))
     assert all("positive number" in v for v in nan.values()), nan
+
+
+#: 03's source gate for q1 imports JAX to know its functions by identity (`_jax_api_used`).
+JAX_FREE_TO_JUDGE = [a.id for a in load_course().assignments if a.id != "03-autodiff"]
+
+
+@pytest.mark.parametrize("aid", [pytest.param(a, marks=pytest.mark.assignment(a)) for a in JAX_FREE_TO_JUDGE])
+def test_the_grader_reads_and_gates_without_starting_jax(aid: str, tmp_path: Path) -> None:
+    """The grader's own process loads the hidden tests and runs the source gates on the master's
+    cells before a submission's sandbox can start; JAX's import (about 0.8 s) kept out of it
+    shortens one file's grade by as much, and 05's device count must not be fixed there."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from autograder.config import ROOT
+
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from autograder.config import load_course
+        from autograder.grading.grader import Grader
+
+        course = load_course()
+        grader = Grader.for_course(course, course.assignment({aid!r}), Path({str(tmp_path)!r}), seed=7)
+        gated = grader.source_results(grader.spec.master_cells, list(grader.questions))
+        print(len(gated), sum(p.source for p in grader.probes.probes), "jax" in sys.modules)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    gated, gates, jax_loaded = done.stdout.split()
+    assert gated == gates  # every source gate ran, and none needed JAX
+    assert jax_loaded == "False"

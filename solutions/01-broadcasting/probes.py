@@ -6,13 +6,16 @@ notebook's rules: q1 is plain Python; q2-q8 have no Python loop in their source 
 call no library function that is the answer (rule 3); q8 goes through ``.at[...]``; q9's loop
 rule is judged on what runs (with ``idx`` traced, its jaxpr does not grow with ``idx.size``);
 q10 is judged on its values and dtype alone.
+
+JAX is imported inside the functions that make inputs, never at module level: the grader imports
+this file to judge, which needs no JAX (about 0.8 s of one file's grade, before its sandbox
+can start).
 """
 
 from __future__ import annotations
 
 import json
 
-import jax.numpy as jnp
 import numpy as np
 
 from autograder.probing import (
@@ -32,6 +35,8 @@ hidden = ProbeSet("01-broadcasting")
 
 
 def _f32(rng: np.random.Generator, shape: tuple[int, ...], scale: float = 1.0, loc: float = 0.0):
+    import jax.numpy as jnp
+
     return jnp.asarray(loc + scale * rng.standard_normal(shape), jnp.float32)
 
 
@@ -375,6 +380,8 @@ def any_axis_of_a_3d_array(sub, rng):
 @hidden.probe("q4", "standardize")
 def constant_slice_gives_zeros(sub, rng):
     """on X (5, 3) with a constant column, which eps keeps at 0 instead of nan"""
+    import jax.numpy as jnp
+
     X = np.asarray(rng.standard_normal((5, 3)), np.float32)
     X[:, int(rng.integers(3))] = 2.0
     return {"Z": sub.standardize(jnp.asarray(X))}
@@ -457,6 +464,8 @@ def _stable(out, ref):
 @hidden.probe("q5", "softmax", judge=_stable, weight=2)
 def stable_for_scores_around_1000(sub, rng):
     """on scores (6, 5) around +1000 in some rows and around -1000 in others"""
+    import jax.numpy as jnp
+
     signs = np.where(rng.random((6, 1)) < 0.5, -1.0, 1.0)
     signs[:2, 0] = [1.0, -1.0]  # both kinds of row, always
     x = jnp.asarray(1000.0 * signs + 3.0 * rng.standard_normal((6, 5)), jnp.float32)
@@ -477,6 +486,8 @@ _api_gate(
 
 
 def _labels(rng: np.random.Generator, shape: tuple[int, ...], num_classes: int):
+    import jax.numpy as jnp
+
     return jnp.asarray(rng.integers(0, num_classes, size=shape), jnp.int32)
 
 
@@ -511,6 +522,8 @@ def returns_float32(sub, rng):
 @hidden.probe("q6", "one_hot")
 def out_of_range_labels_give_zeros(sub, rng):
     """on labels (4,) that include -1 and num_classes, which match no class"""
+    import jax.numpy as jnp
+
     labels = rng.integers(0, 5, size=4)
     labels[rng.permutation(4)[:2]] = [-1, 5]
     return {"out": sub.one_hot(jnp.asarray(labels, jnp.int32), 5)}
@@ -692,6 +705,8 @@ def _f32_vector(rng: np.random.Generator, n: int):
 @hidden.probe("q9", "take_or_fill", judge=_took_or_filled, weight=2)
 def matches_reference_on_random_indices(sub, rng):
     """on random x (7,), indices (3, 5) in [-14, 14) and a random fill"""
+    import jax.numpy as jnp
+
     x = _f32_vector(rng, 7)
     idx = jnp.asarray(rng.integers(-14, 14, size=(3, 5)), jnp.int32)
     return {"on random indices": _take_case(sub, x, idx, float(rng.standard_normal()))}
@@ -700,6 +715,8 @@ def matches_reference_on_random_indices(sub, rng):
 @hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
 def negative_indices_count_from_the_end(sub, rng):
     """on every index in [-n, n) and four just outside it, in random order (n from 3 to 8)"""
+    import jax.numpy as jnp
+
     n = int(rng.integers(3, 9))
     idx = np.concatenate([np.arange(-n, n), [-n - 2, -n - 1, n, n + 1]])
     idx = jnp.asarray(rng.permutation(idx), jnp.int32)
@@ -709,6 +726,8 @@ def negative_indices_count_from_the_end(sub, rng):
 @hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
 def int32_extremes(sub, rng):
     """on indices that include the smallest and largest int32 values, next to -n - 1, -n, n - 1 and n"""
+    import jax.numpy as jnp
+
     n = int(rng.integers(4, 9))
     edges = [_INT32_MIN, _INT32_MIN + 1, _INT32_MAX, _INT32_MAX - 1, -n - 1, -n, n - 1, n, 0]
     idx = jnp.asarray(rng.permutation(np.array(edges, np.int64)), jnp.int32)
@@ -718,6 +737,8 @@ def int32_extremes(sub, rng):
 @hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
 def nan_and_infinite_fills(sub, rng):
     """on random x (5,) and indices (8,) with fill = nan, inf and -inf"""
+    import jax.numpy as jnp
+
     x = _f32_vector(rng, 5)
     idx = np.concatenate([rng.integers(-5, 5, size=4), [-7, -6, 5, 9]])
     idx = jnp.asarray(rng.permutation(idx), jnp.int32)
@@ -731,6 +752,8 @@ def nan_and_infinite_fills(sub, rng):
 @hidden.probe("q9", "take_or_fill", judge=_took_or_filled)
 def any_shape_of_idx(sub, rng):
     """on 0-d indices (one in range, one not), indices (2, 0), (2, 3, 2), and x of length 1"""
+    import jax.numpy as jnp
+
     x = _f32_vector(rng, 6)
     fill = float(rng.standard_normal())
     i32 = jnp.int32
@@ -782,6 +805,8 @@ def _does_not_grow(out, ref):
 @hidden.probe("q9", "take_or_fill", judge=_does_not_grow, gate=True)
 def program_does_not_grow_with_idx(sub, rng):
     """has no Python loop (judged on the program JAX traces with idx traced)"""
+    import jax.numpy as jnp
+
     x = _f32_vector(rng, 5)
 
     def run(idx):
@@ -798,6 +823,8 @@ def program_does_not_grow_with_idx(sub, rng):
 
 
 def _image(rng: np.random.Generator, shape: tuple[int, ...]):
+    import jax.numpy as jnp
+
     return jnp.asarray(rng.integers(0, 256, size=shape), jnp.uint8)
 
 
@@ -852,6 +879,8 @@ def matches_reference_on_a_random_image(sub, rng):
 @hidden.probe("q10", "brighten", judge=_saturated, weight=2)
 def every_pixel_value(sub, rng):
     """on every pixel value 0 to 255, with deltas -255, -1, 0, 1, 255 and 27 random ones"""
+    import jax.numpy as jnp
+
     img = jnp.arange(256, dtype=jnp.uint8).reshape(16, 16)
     deltas = [-255, -1, 0, 1, 255] + [int(d) for d in rng.integers(-255, 256, size=27)]
     return {"on every pixel value": [_brighten_case(sub, img, d) for d in deltas]}

@@ -11,12 +11,14 @@ differ, rows differ) also compares with the reference.
 
 With `jax_threefry_partitionable` on (the default), `split(key, n)[i] == fold_in(key, i)` and
 `split(key, 3) == split(key, 10)[:3]`: no probe (or mutant) relies on telling those apart.
+
+JAX is imported inside the functions that make inputs, never at module level: the grader imports
+this file to judge, which needs no JAX (about 0.8 s of one file's grade, before its sandbox
+can start).
 """
 
 import math
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from autograder.probing import (
@@ -40,10 +42,14 @@ def _seed(rng):
 
 
 def _key(rng):
+    import jax
+
     return jax.random.key(_seed(rng))
 
 
 def _legacy_key(rng):
+    import jax
+
     return jax.random.PRNGKey(_seed(rng))
 
 
@@ -394,6 +400,8 @@ def zero_bias_float32(sub, rng):
 
 def _nonzero_input(rng, shape):
     """float32 values with |x| in [0.5, 2): never 0, so a dropped entry is visible as 0."""
+    import jax.numpy as jnp
+
     magnitude = rng.uniform(0.5, 2.0, shape)
     return jnp.asarray(np.where(rng.random(shape) < 0.5, -magnitude, magnitude), jnp.float32)
 
@@ -546,6 +554,8 @@ def _different_masks(out, ref):
 @hidden.probe("q4", "dropout", judge=_different_masks)
 def different_keys_different_masks(sub, rng):
     """two different keys give different masks"""
+    import jax
+
     k1, k2 = jax.random.split(_key(rng))
     x = _nonzero_input(rng, (50, 60))
     return {"x": x, "rate": 0.4, "first": sub.dropout(k1, x, 0.4), "second": sub.dropout(k2, x, 0.4)}
@@ -557,6 +567,8 @@ def different_keys_different_masks(sub, rng):
 
 def _indexed_data(rng, n, features):
     """X (n, *features) random float32 and y = arange(n), so y names each example's row of X."""
+    import jax.numpy as jnp
+
     return (jnp.asarray(rng.standard_normal((n, *features)), jnp.float32), jnp.arange(n, dtype=jnp.int32))
 
 
@@ -606,6 +618,8 @@ def _shapes_and_dtypes(out, ref):
 @hidden.probe("q5", "shuffle_batches", judge=_shapes_and_dtypes)
 def shapes_and_dtypes(sub, rng):
     """shapes (num_batches, batch_size, ...) and dtypes kept, with and without a remainder"""
+    import jax.numpy as jnp
+
     out = {}
     for name, n, bs in _SHAPE_CASES:
         X = jnp.asarray(rng.standard_normal((n, 2, 3)), jnp.float32)
@@ -649,6 +663,8 @@ def _order_from_key(out, ref):
 @hidden.probe("q5", "shuffle_batches", judge=_order_from_key)
 def order_comes_from_key(sub, rng):
     """the order is shuffled, the same for the same key and different for different keys"""
+    import jax
+
     X, y = _indexed_data(rng, 64, (2,))
     k1, k2 = jax.random.split(_key(rng))
     out = {"X": X}
@@ -678,6 +694,8 @@ def _covers_all(out, ref):
 @hidden.probe("q5", "shuffle_batches", judge=_covers_all)
 def remainder_dropped_after_shuffle(sub, rng):
     """the remainder is dropped after shuffling: over a few keys every example is kept"""
+    import jax
+
     n, bs, n_keys = 13, 5, 12
     X, y = _indexed_data(rng, n, (2,))
     runs = []
@@ -806,6 +824,8 @@ def _estimates_differ(out, ref):
 @hidden.probe("q6", "estimate_pi", judge=_estimates_differ)
 def different_keys_different_estimates(sub, rng):
     """different keys give different estimates (n = 10_000, and 10_001 once)"""
+    import jax
+
     keys = jax.random.split(_key(rng), 4)
     return {
         "ests": [np.asarray(sub.estimate_pi(k, 10_000)) for k in keys],
@@ -839,6 +859,9 @@ def legacy_key_step(sub, rng):
 @hidden.probe("q7", "step_key")
 def under_jit(sub, rng):
     """under jax.jit, with the step a traced integer"""
+    import jax
+    import jax.numpy as jnp
+
     fn = jax.jit(sub.step_key)
     key = _key(rng)
     return {"keys": [fn(key, jnp.int32(s)) for s in (3, 250)]}
@@ -895,12 +918,16 @@ def rows_differ(sub, rng):
 
 
 def _noisy_input(rng, shape):
+    import jax.numpy as jnp
+
     return jnp.asarray(rng.standard_normal(shape), jnp.float32)
 
 
 @hidden.probe("q9", "noisy_copies", judge=_draws_fixed, gate=True)
 def noisy_draws_do_not_grow_with_batch(sub, rng):
     """its traced random draws do not grow with the number of keys (vmap, no Python loop)"""
+    import jax
+
     keys = jax.random.split(_key(rng), max(BATCHES))
     x = _noisy_input(rng, (3,))
 
@@ -913,6 +940,8 @@ def noisy_draws_do_not_grow_with_batch(sub, rng):
 @hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
 def typed_keys_rows(sub, rng):
     """5 typed keys, x (3, 4): row i is x + sigma * normal(keys[i], x.shape)"""
+    import jax
+
     keys = jax.random.split(_key(rng), 5)
     return {"out": sub.noisy_copies(keys, _noisy_input(rng, (3, 4)), 0.5)}
 
@@ -920,6 +949,8 @@ def typed_keys_rows(sub, rng):
 @hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
 def legacy_keys_rows(sub, rng):
     """4 legacy PRNGKey keys stacked as (4, 2), x (6,)"""
+    import jax
+
     keys = jax.random.split(_legacy_key(rng), 4)
     return {"out": sub.noisy_copies(keys, _noisy_input(rng, (6,)), 2.0)}
 
@@ -927,6 +958,8 @@ def legacy_keys_rows(sub, rng):
 @hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
 def scalar_x(sub, rng):
     """a 0-d x gives an array of shape (k,)"""
+    import jax
+
     keys = jax.random.split(_key(rng), 6)
     return {"out": sub.noisy_copies(keys, _noisy_input(rng, ()), 0.1)}
 
@@ -934,6 +967,8 @@ def scalar_x(sub, rng):
 @hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
 def x_as_long_as_keys(sub, rng):
     """x (3, 5) with 3 keys: x is shared by every row, not mapped over"""
+    import jax
+
     keys = jax.random.split(_key(rng), 3)
     return {"out": sub.noisy_copies(keys, _noisy_input(rng, (3, 5)), 1.5)}
 
@@ -955,6 +990,8 @@ def _shapes_float32(out, ref):
 @hidden.probe("q9", "noisy_copies", judge=_then_reference(_shapes_float32, **NORMAL_TOL))
 def shape_and_float32(sub, rng):
     """shape (k, *x.shape) and dtype float32 for x of 1, 0 and 3 dimensions"""
+    import jax
+
     out = {}
     for name, k, shape in [("vector", 4, (5,)), ("scalar", 3, ()), ("cube", 2, (2, 3, 2))]:
         keys = jax.random.split(_key(rng), k)
@@ -973,6 +1010,8 @@ def _noisy_rows_differ(out, ref):
 @hidden.probe("q9", "noisy_copies", judge=_then_reference(_noisy_rows_differ, **NORMAL_TOL))
 def noisy_rows_differ(sub, rng):
     """rows differ from each other (row i uses keys[i])"""
+    import jax
+
     keys = jax.random.split(_key(rng), 4)
     return {"out": sub.noisy_copies(keys, _noisy_input(rng, (8,)), 1.0)}
 
@@ -988,5 +1027,7 @@ def _sigma_zero(out, ref):
 @hidden.probe("q9", "noisy_copies", judge=_sigma_zero)
 def sigma_zero_gives_copies(sub, rng):
     """with sigma = 0 every row equals x"""
+    import jax
+
     keys, x = jax.random.split(_key(rng), 3), _noisy_input(rng, (2, 4))
     return {"k": 3, "x": x, "out": sub.noisy_copies(keys, x, 0.0)}

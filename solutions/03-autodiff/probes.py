@@ -3,13 +3,15 @@
 Every function handed to student code (`f`, `loss_fn`) is made afresh by the probe body that
 passes it, so no student call sees an object that an earlier one could have changed. Inputs are
 float32 and come from the probe's `rng`.
+
+JAX is imported inside the functions that make inputs, never at module level: the grader imports
+this file to judge, which needs no JAX (about 0.8 s of one file's grade, before its sandbox
+can start).
 """
 
 import ast
 import inspect
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from autograder.probing import (
@@ -39,6 +41,8 @@ HVP_N = 200_000
 
 
 def _f32(rng, shape, scale=1.0):
+    import jax.numpy as jnp
+
     return jnp.asarray(rng.standard_normal(shape) * scale, jnp.float32)
 
 
@@ -51,6 +55,8 @@ def _jax_api_used(fn):
     functions it calls reaches: ``jax.<name>`` / ``jax.lax.<name>`` attributes, names imported
     inside it, and bare names that the notebook bound to the JAX object (``from jax import grad``
     in an earlier cell)."""
+    import jax
+
     src = source_of(fn)
     try:
         tree = ast.parse(src)
@@ -116,6 +122,8 @@ def _close(out, ref, path, *, what="the result"):
 @hidden.probe("q1", "directional_derivative")
 def scalar_f_matches_reference(sub, rng):
     """for a scalar f: R^6 -> R at random x and v (6,)"""
+    import jax.numpy as jnp
+
     x, v = _f32(rng, 6), _f32(rng, 6)
     return {"Jv": sub.directional_derivative(lambda x: jnp.sin(x) @ x**2, x, v)}
 
@@ -123,6 +131,8 @@ def scalar_f_matches_reference(sub, rng):
 @hidden.probe("q1", "directional_derivative")
 def vector_f_matches_reference(sub, rng):
     """for f: R^5 -> R^3 at random x and v (5,)"""
+    import jax.numpy as jnp
+
     A = _f32(rng, (3, 5))
     x, v = _f32(rng, 5), _f32(rng, 5)
     return {"Jv": sub.directional_derivative(lambda x: jnp.tanh(A @ x) * jnp.sum(x), x, v)}
@@ -131,6 +141,8 @@ def vector_f_matches_reference(sub, rng):
 @hidden.probe("q1", "directional_derivative")
 def long_v_not_normalised(sub, rng):
     """for f: R^4 -> R^2 along a long direction v (4,), which is not to be normalised"""
+    import jax.numpy as jnp
+
     x, v = _f32(rng, 4), _f32(rng, 4, scale=10.0)
     return {"Jv": sub.directional_derivative(lambda x: jnp.stack([x @ x, jnp.prod(x)]), x, v)}
 
@@ -174,11 +186,15 @@ def _jacobian_judge(out, ref):
 
 
 def _wide_f(rng):
+    import jax.numpy as jnp
+
     A = _f32(rng, (3, 5))
     return lambda x: jnp.tanh(A @ x) * jnp.sum(x**2), _f32(rng, 5)
 
 
 def _tall_f(rng):
+    import jax.numpy as jnp
+
     B = _f32(rng, (6, 2))
     return lambda x: jnp.sin(B @ x) * x[0] + jnp.exp(B @ x / 4), _f32(rng, 2)
 
@@ -254,6 +270,7 @@ def vmaps_vjp(sub, rng):
 
 def _large_hvp_inputs(rng):
     """``(f, x, v)`` at n = HVP_N, with a fresh f for every call."""
+    import jax.numpy as jnp
 
     def f(x):
         # Not separable (roll couples neighbours, the squared sum couples everything): the
@@ -278,6 +295,8 @@ def _hvp_judge(out, ref):
 @hidden.probe("q4", "hvp")
 def small_n_matches_reference(sub, rng):
     """for a scalar f: R^8 -> R with a dense Hessian, at random x and v (8,)"""
+    import jax.numpy as jnp
+
     x, v = _f32(rng, 8), _f32(rng, 8)
 
     def f(x):
@@ -289,6 +308,8 @@ def small_n_matches_reference(sub, rng):
 @hidden.probe("q4", "hvp", judge=_hvp_judge)
 def large_n_matches_reference(sub, rng):
     """at n = 200,000, where the Hessian would take 160 GB"""
+    import jax
+
     f, x, v = _large_hvp_inputs(rng)
     if _hvp_largest(sub, f, x, v) >= HVP_N**2 // 4:  # never run an hvp that builds the Hessian
         return {"built_hessian": True}
@@ -332,6 +353,8 @@ def no_hessian_builder(sub, rng):
 def _run_value_grad_aux(sub, rng):
     """Call the student's value_grad_aux on a nested params pytree with a counting loss_fn;
     ``(outputs, number of loss_fn calls)``, the outputs split into loss, aux and grads."""
+    import jax.numpy as jnp
+
     params = {
         "layers": [
             {"W": _f32(rng, (3, 4), 0.5), "b": _f32(rng, 4, 0.1)},
@@ -493,12 +516,17 @@ def _softplus_judge(path, what):
 @hidden.probe("q6", "softplus", judge=_softplus_judge("y", "softplus(x)"))
 def values_at_extremes(sub, rng):
     """values at x = -100, 0 and 100"""
+    import jax.numpy as jnp
+
     return {"y": sub.softplus(jnp.array([-100.0, 0.0, 100.0], jnp.float32))}
 
 
 @hidden.probe("q6", "softplus", judge=_softplus_judge("dy", "the derivative"))
 def derivatives_at_extremes(sub, rng):
     """derivatives at x = -100, 0 and 100 (jax.vmap of jax.grad)"""
+    import jax
+    import jax.numpy as jnp
+
     x = jnp.array([-100.0, 0.0, 100.0], jnp.float32)
     return {"dy": jax.vmap(jax.grad(sub.softplus))(x)}
 
@@ -512,6 +540,9 @@ def derivatives_at_extremes(sub, rng):
 )
 def matches_reference_on_a_matrix(sub, rng):
     """values and gradient of the sum on a random x (4, 5) spread over [-60, 60]"""
+    import jax
+    import jax.numpy as jnp
+
     x = _f32(rng, (4, 5), scale=20.0)
     return {"y": sub.softplus(x), "dy": jax.grad(lambda x: jnp.sum(sub.softplus(x)))(x)}
 
@@ -519,12 +550,16 @@ def matches_reference_on_a_matrix(sub, rng):
 @hidden.probe("q6", "softplus", judge=_softplus_judge("tangent", "the JVP"))
 def jvp_scales_the_tangent(sub, rng):
     """jax.jvp at a random x (7,) with a random tangent (7,)"""
+    import jax
+
     x, t = _f32(rng, 7, scale=5.0), _f32(rng, 7)
     return {"tangent": jax.jvp(sub.softplus, (x,), (t,))[1]}
 
 
 def _custom_jvp_object(fn):
     """The jax.custom_jvp behind ``fn`` (through jit and other wrappers), or None."""
+    import jax
+
     seen = 0
     while not isinstance(fn, jax.custom_jvp) and hasattr(fn, "__wrapped__") and seen < 10:
         fn, seen = fn.__wrapped__, seen + 1
@@ -569,6 +604,8 @@ def _ties_judge(out, ref):
 @hidden.probe("q7", "straight_through_round", judge=_ties_judge)
 def ties_round_half_to_even(sub, rng):
     """values at halves k + 0.5 for integers k in [-5, 4], shuffled"""
+    import jax.numpy as jnp
+
     return {"y": sub.straight_through_round(jnp.asarray(rng.permutation(10) - 4.5, jnp.float32))}
 
 
@@ -585,6 +622,9 @@ def _gradient_judge(out, ref):
 @hidden.probe("q7", "straight_through_round", judge=_gradient_judge)
 def gradient_of_weighted_sum(sub, rng):
     """jax.grad of a randomly weighted sum at a random x (16,): the weights come straight back"""
+    import jax
+    import jax.numpy as jnp
+
     # Random weights, not a plain sum: the gradient is then not a constant (ones) a result could
     # carry without computing it.
     x, w = _f32(rng, 16, scale=3.0), _f32(rng, 16)
@@ -594,6 +634,8 @@ def gradient_of_weighted_sum(sub, rng):
 @hidden.probe("q7", "straight_through_round", judge=_gradient_judge)
 def vjp_passes_cotangent_through(sub, rng):
     """jax.vjp at a random x (3, 4) with a random cotangent (3, 4)"""
+    import jax
+
     x, ct = _f32(rng, (3, 4), scale=3.0), _f32(rng, (3, 4))
     _, pullback = jax.vjp(sub.straight_through_round, x)
     return {"dy": pullback(ct)[0]}
@@ -698,6 +740,8 @@ def forward_is_x(sub, rng):
 def forward_under_jit_and_vmap(sub, rng):
     """forward values under jax.jit (lo, hi static) and under jax.vmap over x only, on a random
     x (6, 7)"""
+    import jax
+
     lo, hi = _bounds(rng)
     x = _f32(rng, (6, 7), scale=3.0)
     return {
@@ -731,6 +775,8 @@ def _cotangent_judge(out, ref):
 @hidden.probe("q9", "clip_gradient", judge=_cotangent_judge)
 def vjp_clips_the_cotangent(sub, rng):
     """jax.vjp at a random x (24,) with a random cotangent (24,) that straddles both bounds"""
+    import jax
+
     lo, hi = _bounds(rng)
     x, ct = _f32(rng, 24, scale=0.5), _f32(rng, 24, scale=2.0)
     _, pullback = jax.vjp(lambda x: sub.clip_gradient(x, lo, hi), x)
@@ -744,6 +790,9 @@ def _gradient_judge_q9(out, ref):
 @hidden.probe("q9", "clip_gradient", judge=_gradient_judge_q9)
 def grad_inside_a_larger_function(sub, rng):
     """jax.grad of sum(w * sin(clip_gradient(a * x ** 2, lo, hi))) at a random x (4, 5)"""
+    import jax
+    import jax.numpy as jnp
+
     lo, hi = _bounds(rng)
     x, a, w = _f32(rng, (4, 5)), _f32(rng, (4, 5)), _f32(rng, (4, 5), scale=3.0)
 
@@ -756,6 +805,9 @@ def grad_inside_a_larger_function(sub, rng):
 @hidden.probe("q9", "clip_gradient", judge=_gradient_judge_q9)
 def grad_under_jit(sub, rng):
     """jax.jit of jax.grad of sum(clip_gradient(x, lo, hi) * w) at random x, w (16,)"""
+    import jax
+    import jax.numpy as jnp
+
     lo, hi = _bounds(rng)
     x, w = _f32(rng, 16), _f32(rng, 16, scale=2.0)
     grad = jax.jit(jax.grad(lambda x, w: jnp.sum(sub.clip_gradient(x, lo, hi) * w)))
@@ -766,6 +818,9 @@ def grad_under_jit(sub, rng):
 def grad_under_vmap(sub, rng):
     """jax.vmap over 5 rows (bounds not mapped) of jax.grad of sum(clip_gradient(x, lo, hi) * w),
     x, w (5, 6)"""
+    import jax
+    import jax.numpy as jnp
+
     lo, hi = _bounds(rng)
     x, w = _f32(rng, (5, 6)), _f32(rng, (5, 6), scale=2.0)
     grad = jax.grad(lambda x, w, lo, hi: jnp.sum(sub.clip_gradient(x, lo, hi) * w))
@@ -775,6 +830,9 @@ def grad_under_vmap(sub, rng):
 @hidden.probe("q9", "clip_gradient", judge=_gradient_judge_q9)
 def grad_through_static_jit(sub, rng):
     """jax.grad of sum(w * jax.jit(clip_gradient, static_argnums=(1, 2))(x, lo, hi)), x, w (3, 5)"""
+    import jax
+    import jax.numpy as jnp
+
     lo, hi = _bounds(rng)
     x, w = _f32(rng, (3, 5)), _f32(rng, (3, 5), scale=2.0)
     clip = jax.jit(sub.clip_gradient, static_argnums=(1, 2))
@@ -791,6 +849,9 @@ def grad_through_static_jit(sub, rng):
 )
 def grad_any_shape(sub, rng):
     """jax.grad of clip_gradient(x, lo, hi) * w for a scalar x, and of its sum for x (2, 3, 4)"""
+    import jax
+    import jax.numpy as jnp
+
     lo, hi = _bounds(rng)
     x0, w0 = _f32(rng, ()), jnp.float32(-3.0 * rng.uniform(1.0, 2.0))  # below both bounds
     x3, w3 = _f32(rng, (2, 3, 4)), _f32(rng, (2, 3, 4), scale=2.0)
@@ -813,6 +874,8 @@ def _custom_vjp_judge(out, ref):
 @hidden.probe("q9", "clip_gradient", gate=True, judge=_custom_vjp_judge)
 def is_custom_vjp(sub, rng):
     """is a jax.custom_vjp function"""
+    import jax.numpy as jnp
+
     names = primitives(lambda x: sub.clip_gradient(x, -1.0, 1.0), jnp.zeros(3, jnp.float32))
     return {"custom_vjp": any(name.startswith("custom_vjp") for name in names)}
 
@@ -826,6 +889,8 @@ def _run_grad_wrt_w_and_b(sub, rng, model):
 
     ``model`` is "linear" (w (3, 2), b (2,), x (16, 3), y (16, 2), a tanh regression) or
     "logistic" (w (5,), a scalar b, x (12, 5), labels y (12,) in {0, 1})."""
+    import jax.numpy as jnp
+
     calls = []
     if model == "linear":
         w, b = _f32(rng, (3, 2)), _f32(rng, 2)
@@ -921,6 +986,9 @@ GRAD_BATCHES = (2, 7)
 def _classifier_problem(rng, B):
     """``(loss, params, xs, ys)``: a 2-layer tanh classifier (4 -> 5 -> 3), params a list of
     dicts, xs (B, 4), integer labels ys (B,) in [0, 3); a fresh loss for every call."""
+    import jax
+    import jax.numpy as jnp
+
     params = [
         {"W": _f32(rng, (4, 5), 0.5), "b": _f32(rng, 5, 0.1)},
         {"W": _f32(rng, (5, 3), 0.5), "b": _f32(rng, 3, 0.1)},
@@ -985,6 +1053,8 @@ def classifier_matches_reference(sub, rng):
 @hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
 def scalar_leaf_matches_reference(sub, rng):
     """on a linear regression, params {"w": (5,), "b": a scalar ()}, xs (9, 5), ys (9,)"""
+    import jax.numpy as jnp
+
     params = {"w": _f32(rng, 5), "b": _f32(rng, ())}
     xs, ys = _f32(rng, (9, 5)), _f32(rng, 9)
 
@@ -998,6 +1068,8 @@ def scalar_leaf_matches_reference(sub, rng):
 @hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
 def tuple_params_matrix_targets(sub, rng):
     """on a tanh regression, params a tuple (W (3, 2), b (2,)), xs (5, 3), targets ys (5, 2)"""
+    import jax.numpy as jnp
+
     params = (_f32(rng, (3, 2)), _f32(rng, 2, 0.1))
     xs, ys = _f32(rng, (5, 3)), _f32(rng, (5, 2))
 

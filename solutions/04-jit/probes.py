@@ -10,6 +10,10 @@ Timing probes (q9) time a simulated device, not XLA, and judge what the student'
 did (which results it waited for, how many calls it made) and bounds a correct answer meets under
 any load, on two devices of different speeds; their judges read the student's measurements and
 the device settings the grader chose, never the reference's timings.
+
+JAX is imported inside the functions that make inputs, never at module level: the grader imports
+this file to judge, which needs no JAX (about 0.8 s of one file's grade, before its sandbox
+can start).
 """
 
 import ast
@@ -17,10 +21,7 @@ import itertools
 import math
 import time
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax.experimental import checkify
 
 from autograder.probing import (
     PlainArray,
@@ -55,6 +56,8 @@ def _fresh_input(rng, cols, scale=1.0):
     """A float32 array of a :func:`_fresh_shape`: random first ``FRESH_HEAD`` rows, zeros after.
     What a function computes from it (elementwise, or a sum) does not depend on how many rows
     the shape has, so student and reference runs can compare values."""
+    import jax.numpy as jnp
+
     head = rng.standard_normal((FRESH_HEAD, cols)) * scale
     x = np.zeros(_fresh_shape(cols))
     x[:FRESH_HEAD] = head
@@ -62,6 +65,8 @@ def _fresh_input(rng, cols, scale=1.0):
 
 
 def _f32(rng, shape, scale=1.0):
+    import jax.numpy as jnp
+
     return jnp.asarray(rng.standard_normal(shape) * scale, jnp.float32)
 
 
@@ -79,6 +84,8 @@ def matches_reference_for_each_kind(sub, rng):
 @hidden.probe("q1", "activation")
 def tanh_finite_for_large_inputs(sub, rng):
     """tanh on a (16,) float32 array with |x| between 90 and 1000"""
+    import jax.numpy as jnp
+
     x = rng.uniform(90.0, 1000.0, 16) * rng.choice([-1.0, 1.0], 16)
     return {"tanh": sub.activation(jnp.asarray(x, jnp.float32), "tanh")}
 
@@ -121,12 +128,17 @@ def compiles_once_per_kind(sub, rng):
 @hidden.probe("q2", "sum_negatives")
 def matches_reference_under_jit(sub, rng):
     """under jax.jit on a random (50,) float32 array"""
+    import jax
+
     return {"sum": jax.jit(sub.sum_negatives)(_f32(rng, (50,), 10.0))}
 
 
 @hidden.probe("q2", "sum_negatives", weight=2)
 def handles_infinities(sub, rng):
     """on (20,) float32 arrays holding +inf, and both +inf and -inf, directly and under jax.jit"""
+    import jax
+    import jax.numpy as jnp
+
     plus = rng.standard_normal(20) * 10
     where = rng.choice(20, 4, replace=False)
     plus[where[:2]] = np.inf
@@ -147,6 +159,9 @@ def handles_infinities(sub, rng):
 @hidden.probe("q2", "sum_negatives")
 def zero_without_negatives_under_jit(sub, rng):
     """under jax.jit on a (12,) float32 array with no negative entry (one +inf), and with one entry negated"""
+    import jax
+    import jax.numpy as jnp
+
     x = np.abs(rng.standard_normal(12)) * 10 + 0.1
     where = rng.choice(12, 2, replace=False)
     x[where[0]] = np.inf
@@ -252,6 +267,8 @@ def _shape_name(shape):
 @hidden.probe("q3", "flatten")
 def matches_reference_for_several_shapes_under_jit(sub, rng):
     """under jax.jit on float32 arrays of shapes (7,), (3, 4), (2, 3, 4) and (2, 1, 3, 1)"""
+    import jax
+
     f = jax.jit(sub.flatten)
     return {_shape_name(s): f(_f32(rng, s)) for s in FLATTEN_SHAPES}
 
@@ -259,6 +276,9 @@ def matches_reference_for_several_shapes_under_jit(sub, rng):
 @hidden.probe("q3", "flatten")
 def zero_d_and_empty_under_jit(sub, rng):
     """under jax.jit on a 0-d float32 array and on an empty (0, 3) one"""
+    import jax
+    import jax.numpy as jnp
+
     f = jax.jit(sub.flatten)
     return {"0-d": f(jnp.float32(rng.standard_normal())), "0x3": f(jnp.zeros((0, 3), jnp.float32))}
 
@@ -266,6 +286,8 @@ def zero_d_and_empty_under_jit(sub, rng):
 @hidden.probe("q3", "flatten")
 def keeps_int_dtype_without_jit(sub, rng):
     """called directly on an int32 array of shape (2, 5)"""
+    import jax.numpy as jnp
+
     return {"flat": sub.flatten(jnp.asarray(rng.integers(-50, 50, (2, 5)), jnp.int32))}
 
 
@@ -311,6 +333,8 @@ def _follows_factor(out, ref):
 @hidden.probe("q4", "scale", judge=_follows_factor, weight=2)
 def follows_factor_under_jit(sub, rng):
     """jax.jit(scale) on one (5, 3) float32 array with two different float factors"""
+    import jax
+
     x = _f32(rng, (5, 3))
     first, second = _two_factors(rng)
     f = jax.jit(sub.scale)
@@ -328,6 +352,8 @@ def follows_factor_without_jit(sub, rng):
 @hidden.probe("q4", "scale")
 def broadcasts_an_array_factor_under_jit(sub, rng):
     """jax.jit(scale) on a (5, 3) float32 array with a (3,) float32 factor"""
+    import jax
+
     return {"scaled": jax.jit(sub.scale)(_f32(rng, (5, 3)), _f32(rng, (3,)))}
 
 
@@ -371,6 +397,8 @@ def traces_once_for_twenty_alphas(sub, rng):
 
 
 def _positive_scalars(rng, n):
+    import jax.numpy as jnp
+
     return [jnp.float32(a) for a in rng.uniform(0.5, 50.0, n)]
 
 
@@ -384,6 +412,9 @@ def matches_reference_for_small_iters(sub, rng):
 @hidden.probe("q6", "newton_sqrt")
 def traced_iters_under_jit(sub, rng):
     """under jax.jit with iters traced (int32 scalars 1, 3 and 25)"""
+    import jax
+    import jax.numpy as jnp
+
     f = jax.jit(sub.newton_sqrt)
     (a,) = _positive_scalars(rng, 1)
     return {f"iters_{k}": f(a, jnp.int32(k)) for k in (1, 3, 25)}
@@ -409,6 +440,9 @@ def _one_loop(out, ref):
 @hidden.probe("q6", "newton_sqrt", judge=_one_loop, gate=True)
 def jaxpr_holds_one_loop(sub, rng):
     """its jaxpr with iters traced, and with iters = 3 and 30"""
+    import jax
+    import jax.numpy as jnp
+
     (a,) = _positive_scalars(rng, 1)
     error = raised(jax.make_jaxpr(sub.newton_sqrt), a, jnp.int32(5))
     has_loop = not error and bool({"while", "scan"} & set(primitives(sub.newton_sqrt, a, jnp.int32(5))))
@@ -441,6 +475,8 @@ def _quadratic(rng, n=4):
 
 
 def _grad_fn(A, b):
+    import jax.numpy as jnp
+
     A, b = jnp.asarray(A, jnp.float32), jnp.asarray(b, jnp.float32)
     return lambda x: A @ x - b
 
@@ -483,6 +519,8 @@ def _minimize_outputs(result):
 )
 def matches_reference_on_a_quadratic(sub, rng):
     """gradient descent on a 4-d quadratic, with tol between two updates' gradient norms"""
+    import jax.numpy as jnp
+
     A, b, x0 = _quadratic(rng)
     tol = _tol_between(A, b, x0, int(rng.integers(8, 16)))
     return _minimize_outputs(sub.minimize(_grad_fn(A, b), jnp.asarray(x0, jnp.float32), LR, tol, 1000))
@@ -491,6 +529,9 @@ def matches_reference_on_a_quadratic(sub, rng):
 @hidden.probe("q7", "minimize", judge=_steps_then_x("with lr, tol and max_iter traced"))
 def works_under_jit_with_traced_settings(sub, rng):
     """under jax.jit with lr, tol and max_iter traced, on a 4-d quadratic"""
+    import jax
+    import jax.numpy as jnp
+
     A, b, x0 = _quadratic(rng)
     tol = _tol_between(A, b, x0, int(rng.integers(8, 16)))
     grad_fn = _grad_fn(A, b)
@@ -505,6 +546,8 @@ def works_under_jit_with_traced_settings(sub, rng):
 )
 def stops_at_max_iter(sub, rng):
     """a few max_iter updates on a 4-d quadratic with a tol that is never reached"""
+    import jax.numpy as jnp
+
     A, b, x0 = _quadratic(rng)
     max_iter = int(rng.integers(3, 9))
     return _minimize_outputs(sub.minimize(_grad_fn(A, b), jnp.asarray(x0, jnp.float32), LR, 1e-9, max_iter))
@@ -520,6 +563,8 @@ def stops_at_max_iter(sub, rng):
 )
 def converged_start_takes_no_steps(sub, rng):
     """an x0 whose gradient norm is already below tol"""
+    import jax.numpy as jnp
+
     A, b, x0 = _quadratic(rng)
     tol = 10.0 * float(np.linalg.norm(A @ x0 - b))
     return _minimize_outputs(sub.minimize(_grad_fn(A, b), jnp.asarray(x0, jnp.float32), LR, tol, 100))
@@ -539,6 +584,9 @@ def _uses_while(out, ref):
 @hidden.probe("q7", "minimize", judge=_uses_while, gate=True)
 def jaxpr_holds_a_while_loop(sub, rng):
     """its jaxpr on a 4-d quadratic"""
+    import jax
+    import jax.numpy as jnp
+
     A, b, x0 = _quadratic(rng)
     grad_fn = _grad_fn(A, b)
 
@@ -555,11 +603,15 @@ def jaxpr_holds_a_while_loop(sub, rng):
 
 
 def _throws(err):
+    from jax.experimental import checkify
+
     return raises(checkify.JaxRuntimeError, err.throw)
 
 
 def _both_ways(sub, cases):
     """``{f"{case}, {how}": (err, y)}`` for each input, called directly and under jax.jit."""
+    import jax
+
     jitted = jax.jit(sub.checked_log)
     results = {}
     for name, x in cases.items():
@@ -581,6 +633,8 @@ def _raised_for_every_case(out, ref):
 @hidden.probe("q8", "checked_log", judge=_raised_for_every_case, weight=2)
 def throws_for_nonpositive_entries(sub, rng):
     """err.throw() on inputs with an entry <= 0 (and on a positive one), directly and under jax.jit"""
+    import jax.numpy as jnp
+
     with_zero = np.abs(rng.standard_normal(6)) + 0.1
     with_zero[rng.integers(6)] = 0.0
     with_negative = np.abs(rng.standard_normal(6)) + 0.1
@@ -616,6 +670,8 @@ def _passes_and_logs(out, ref):
 @hidden.probe("q8", "checked_log", judge=_passes_and_logs)
 def passes_for_positive_entries_and_returns_log(sub, rng):
     """positive float32 inputs of shapes (6,), (2, 3) and (), called directly and under jax.jit"""
+    import jax.numpy as jnp
+
     cases = {
         "a positive (6,) array": jnp.asarray(rng.uniform(0.01, 100.0, 6), jnp.float32),
         "a positive (2, 3) array": jnp.asarray(rng.uniform(0.01, 100.0, (2, 3)), jnp.float32),
@@ -889,6 +945,8 @@ def matches_reference_on_a_sequence(sub, rng):
 @hidden.probe("q10", "rnn")
 def rnn_under_jit(sub, rng):
     """under jax.jit on random params (d_in 4, h 2) and a (6, 4) float32 sequence"""
+    import jax
+
     params, xs, h0 = _rnn_inputs(rng, 6, d_in=4, h=2)
     return _rnn_outputs(jax.jit(sub.rnn)(params, xs, h0))
 
@@ -916,6 +974,9 @@ def _one_scan(out, ref):
 @hidden.probe("q10", "rnn", judge=_one_scan, gate=True)
 def jaxpr_holds_a_scan(sub, rng):
     """its jaxpr for sequences of length 4 and 16"""
+    import jax
+    import jax.numpy as jnp
+
     params, _, h0 = _rnn_inputs(rng, 1)
 
     def run(xs):
@@ -941,6 +1002,9 @@ def _schedule_settings(rng):
 @hidden.probe("q11", "lr_schedule", weight=2)
 def boundaries_under_jit(sub, rng):
     """under jax.jit with step traced, at the steps around warmup and total, and far past total"""
+    import jax
+    import jax.numpy as jnp
+
     base_lr, warmup, total = _schedule_settings(rng)
     f = jax.jit(lambda step: sub.lr_schedule(step, base_lr, warmup, total))
     steps = {
@@ -959,6 +1023,9 @@ def boundaries_under_jit(sub, rng):
 @hidden.probe("q11", "lr_schedule", weight=2)
 def every_step_under_vmap(sub, rng):
     """under jax.vmap over every step from 0 to a few past total"""
+    import jax
+    import jax.numpy as jnp
+
     base_lr, warmup, total = _schedule_settings(rng)
     steps = jnp.arange(total + 5, dtype=jnp.int32)
     return {"lr": jax.vmap(lambda step: sub.lr_schedule(step, base_lr, warmup, total))(steps)}
@@ -967,6 +1034,8 @@ def every_step_under_vmap(sub, rng):
 @hidden.probe("q11", "lr_schedule")
 def matches_reference_called_directly(sub, rng):
     """called directly on five int32 steps, in the warm-up, the decay and past total"""
+    import jax.numpy as jnp
+
     base_lr, warmup, total = _schedule_settings(rng)
     steps = [0, int(rng.integers(1, warmup)), int(rng.integers(warmup, total)), total - 1, total + 3]
     return {"lr": [sub.lr_schedule(jnp.int32(step), base_lr, warmup, total) for step in steps]}
@@ -985,6 +1054,9 @@ def _no_retrace(out, ref):
 @hidden.probe("q11", "lr_schedule", judge=_no_retrace)
 def traces_once_for_every_step(sub, rng):
     """jax.jit(lr_schedule, static_argnums=(1, 2, 3)) called on every step of one schedule"""
+    import jax
+    import jax.numpy as jnp
+
     base_lr, warmup, total = _schedule_settings(rng)
     f = jax.jit(sub.lr_schedule, static_argnums=(1, 2, 3))
     first = f(jnp.int32(0), base_lr, warmup, total)
@@ -1007,6 +1079,9 @@ def _traces_with_step_traced(out, ref):
 @hidden.probe("q11", "lr_schedule", judge=_traces_with_step_traced, gate=True)
 def works_with_step_traced(sub, rng):
     """traced with step an int32 tracer"""
+    import jax
+    import jax.numpy as jnp
+
     base_lr, warmup, total = _schedule_settings(rng)
     run = jax.make_jaxpr(lambda step: sub.lr_schedule(step, base_lr, warmup, total))
     return {"traced_error": raised(run, jnp.int32(warmup))}
@@ -1073,6 +1148,8 @@ def _leaves_w_then_b(out, ref):
 @hidden.probe("q12", "Affine", judge=_leaves_w_then_b)
 def leaves_are_w_then_b(sub, rng):
     """jax.tree.leaves of an Affine (3, 2), and jax.tree.unflatten of its structure"""
+    import jax
+
     p = _affine(sub, rng)
     leaves = jax.tree.leaves(p)
     w, b = _f32(rng, (3, 2)), _f32(rng, (2,))
@@ -1092,6 +1169,8 @@ def leaves_are_w_then_b(sub, rng):
 @hidden.probe("q12", "Affine", judge=_gives_an_affine("jax.jit of a jax.tree.map"))
 def jit_and_tree_map_give_an_affine(sub, rng):
     """jax.jit of a function that doubles every leaf of an Affine (3, 2) with jax.tree.map"""
+    import jax
+
     p = _affine(sub, rng)
     return _try_affine(lambda: jax.jit(lambda p: jax.tree.map(lambda a: 2 * a, p))(p))
 
@@ -1099,6 +1178,9 @@ def jit_and_tree_map_give_an_affine(sub, rng):
 @hidden.probe("q12", "Affine", judge=_gives_an_affine("jax.grad"))
 def grad_gives_an_affine(sub, rng):
     """jax.grad of a mean squared error with respect to an Affine (3, 2), on a batch of 8"""
+    import jax
+    import jax.numpy as jnp
+
     p = _affine(sub, rng)
     x, y = _f32(rng, (8, 3)), _f32(rng, (8, 2))
     return _try_affine(lambda: jax.grad(lambda p: jnp.mean((x @ p.w + p.b - y) ** 2))(p))
@@ -1115,6 +1197,8 @@ def sgd_update_matches_reference(sub, rng):
 @hidden.probe("q12", "sgd_update", judge=_gives_an_affine("jax.jit(sgd_update)"))
 def sgd_update_under_jit(sub, rng):
     """under jax.jit, lr traced, on Affine (2, 5) params and gradients"""
+    import jax
+
     params, grads = _affine(sub, rng, 2, 5), _affine(sub, rng, 2, 5)
     lr = float(rng.uniform(0.01, 0.5))
     return _try_affine(lambda: jax.jit(sub.sgd_update)(params, grads, lr))
@@ -1167,6 +1251,8 @@ SQRT_ITERS = (1, 2, 5, 25)
 def _sqrt_inputs(rng, n):
     """``n`` float32 scalars spread over [0.05, 100] (log-uniform): below 1, the start x0 = a
     lies under sqrt(a); above 1, over it."""
+    import jax.numpy as jnp
+
     return [jnp.float32(a) for a in np.exp(rng.uniform(np.log(0.05), np.log(100.0), n))]
 
 
@@ -1181,6 +1267,8 @@ def _newton64(a, iters):
 
 
 def _is_weak(x):
+    import jax
+
     try:
         return bool(jax.typeof(x).weak_type)
     except Exception:  # noqa: BLE001 - not a JAX value: the structure check says what it is
@@ -1251,6 +1339,9 @@ def _strong_float32_values(out, ref):
 @hidden.probe("q13", "sqrt_by_scan", judge=_strong_float32_values, weight=2)
 def matches_float64_under_jit(sub, rng):
     """under jax.jit(sqrt_by_scan, static_argnums=1) with iters = 1, 2, 5 and 25"""
+    import jax
+    import jax.numpy as jnp
+
     a_values = _sqrt_inputs(rng, 3)
     f = jax.jit(sub.sqrt_by_scan, static_argnums=1)
     values = {f"iters_{k}": [f(a, k) for a in a_values] for k in SQRT_ITERS}
@@ -1280,6 +1371,9 @@ def _grads_or_error(out, ref):
 @hidden.probe("q13", "sqrt_by_scan", judge=_grads_or_error, weight=2)
 def gradient_matches_float64(sub, rng):
     """jax.grad of it: jitted with iters static, under jit, and directly"""
+    import jax
+    import jax.numpy as jnp
+
     a_values = _sqrt_inputs(rng, 3)
     f = sub.sqrt_by_scan
     calls = [

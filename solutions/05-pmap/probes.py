@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from autograder.probing import (
+    RETURNED_NONE,
     PlainArray,
     ProbeSet,
     array,
@@ -522,7 +523,7 @@ def _figure_facts(sub, rng, n_points: int) -> dict[str, Any]:
 
 def _not_a_figure(out: dict[str, Any]) -> str | None:
     if out.get("type") == "NoneType":
-        return "returned None (is the function still the stub `...`?), not a matplotlib Figure"
+        return f"{RETURNED_NONE}; it should return a matplotlib Figure"
     if not out.get("figure"):
         return f"returned an object of type {out.get('type')}, not a matplotlib Figure"
     return None

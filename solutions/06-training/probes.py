@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from autograder.probing import (
+    RETURNED_NONE,
     PlainArray,
     ProbeError,
     ProbeSet,
@@ -857,7 +858,7 @@ def _figure_facts(sub, rng: np.random.Generator, n: int) -> dict[str, Any]:
 
 def _not_a_figure(out: dict[str, Any]) -> str | None:
     if out.get("type") == "NoneType":
-        return "returned None (is the function still the stub `...`?), not a matplotlib Figure"
+        return f"{RETURNED_NONE}; it should return a matplotlib Figure"
     if out.get("figure") is not True:
         return f"returned an object of type {out.get('type')}, not a matplotlib Figure"
     return None
@@ -984,7 +985,7 @@ def _bit_exact(out: dict[str, Any], ref: dict[str, Any], prefix: str = "") -> st
     got_type = out.get(prefix + "epoch_type")
     if got_type != "int" and ref.get(prefix + "epoch_type") == "int":
         if got_type == "NoneType" and out.get(prefix + "state") is None:
-            return "returned None (is it still the stub `...`?)"
+            return RETURNED_NONE
         return f"the epoch came back as a {got_type}, not a Python int: return int(...) of the saved count"
     paths = [p for p in ref if p.startswith(prefix + "state")]
     problem = compare_outputs(
