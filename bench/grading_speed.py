@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/grading_speed.py [--per-assignment 8] [--otter N] [--out DIR] [--dask-only]
 
+`--otter 0` skips figure 1's `otter run` pass (about half the run) and measures the rest.
+
 Takes the reference, the stub and known-wrong answers of every assignment (at least 40
 submissions), then prints:
 
@@ -22,7 +24,7 @@ submissions), then prints:
 5. one notebook as one command, whole processes (Python start-up included): `grade ID FILE`
    into a batch whose reference run is stored, against `otter run` on the same file, the two
    in turn (the median of five pairs' ratios); target ratio <= 0.2. `--single-only` measures
-   this figure alone.
+   this figure alone (`--jobs-only`: figure 2 alone).
 
 Not a test: figures depend on the machine and its load. Run it on an idle machine.
 """
@@ -177,6 +179,16 @@ def batch_seconds(folders: dict[str, Path], out: Path, jobs: int) -> float:
     return time.perf_counter() - start
 
 
+def print_jobs(folders: dict[str, Path], tmp: Path) -> None:
+    """Figure 2: the whole set with ``--jobs 1``, then ``--jobs 2``."""
+    t1 = batch_seconds(folders, tmp / "jobs1", 1)
+    t2 = batch_seconds(folders, tmp / "jobs2", 2)
+    print(
+        f"\n2. whole set: --jobs 1 {t1:.1f} s, --jobs 2 {t2:.1f} s; throughput ratio {t1 / t2:.2f} "
+        "(target >= 1.8)"
+    )
+
+
 def cli_seconds(folders: dict[str, Path], out: Path, *flags: str) -> float:
     """Seconds to grade every folder with `python -m autograder grade FOLDER --out OUT/ID
     --regrade FLAGS`, as an instructor runs it (a Python start included); each batch's reference
@@ -293,10 +305,16 @@ def bare_times(folders: dict[str, Path], tmp: Path) -> dict[tuple[str, str], flo
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--per-assignment", type=int, default=6, help="known-wrong answers per assignment")
-    p.add_argument("--otter", type=int, default=1000, help="at most this many otter runs per assignment")
+    p.add_argument(
+        "--otter",
+        type=int,
+        default=1000,
+        help="at most this many otter runs per assignment (0: figure 1 without otter, the rest in full)",
+    )
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--dask-only", action="store_true", help="figure 4 alone (Dask against --jobs 2)")
     p.add_argument("--single-only", action="store_true", help="figure 5 alone (one file, one command)")
+    p.add_argument("--jobs-only", action="store_true", help="figure 2 alone (--jobs 2 against --jobs 1)")
     args = p.parse_args()
     tmp = args.out or Path(tempfile.mkdtemp(prefix="bench-"))
     # Reference stores of its own: every run starts cold, and the user's cache is left alone.
@@ -310,6 +328,9 @@ def main() -> None:
     if args.single_only:
         single_file(folders, tmp)
         return
+    if args.jobs_only:
+        print_jobs(folders, tmp)
+        return
 
     ours = ours_one_by_one(folders, tmp / "ours")
     otter = otter_one_by_one(folders, tmp, args.otter)
@@ -320,19 +341,18 @@ def main() -> None:
     same = [k for k in otter if rounded(ours[k][1]) == rounded(otter[k][1])]
     differ = [k for k in otter if rounded(ours[k][1]) != rounded(otter[k][1])]
     ours_med = statistics.median(t for t, _ in ours.values())
-    otter_med = statistics.median(t for t, _ in otter.values())
-    print(
-        f"\n1. per submission, one by one: ours median {ours_med:.2f} s, otter run median "
-        f"{otter_med:.2f} s over {len(otter)}; ratio {ours_med / otter_med:.3f} (target <= 0.2)"
-    )
-    print(f"   scores identical on {len(same)}/{len(otter)}" + (f"; DIFFER: {differ[:5]}" if differ else ""))
+    if otter:
+        otter_med = statistics.median(t for t, _ in otter.values())
+        print(
+            f"\n1. per submission, one by one: ours median {ours_med:.2f} s, otter run median "
+            f"{otter_med:.2f} s over {len(otter)}; ratio {ours_med / otter_med:.3f} (target <= 0.2)"
+        )
+        differing = f"; DIFFER: {differ[:5]}" if differ else ""
+        print(f"   scores identical on {len(same)}/{len(otter)}{differing}")
+    else:  # --otter 0: figures 2-5 need only our own times
+        print(f"\n1. per submission, one by one: ours median {ours_med:.2f} s (otter not run: --otter 0)")
 
-    t1 = batch_seconds(folders, tmp / "jobs1", 1)
-    t2 = batch_seconds(folders, tmp / "jobs2", 2)
-    print(
-        f"\n2. whole set: --jobs 1 {t1:.1f} s, --jobs 2 {t2:.1f} s; throughput ratio {t1 / t2:.2f} "
-        "(target >= 1.8)"
-    )
+    print_jobs(folders, tmp)
 
     bare = bare_times(folders, tmp)
     bare_med = statistics.median(bare.values())
