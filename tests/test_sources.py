@@ -95,6 +95,11 @@ HONEST = {
         "results = {}\nresults['outer'] = outer(jnp.ones(2), jnp.ones(2))\nprint(CFG['scale'], jnp.sum(W))\n"
         "def show(d):\n    for k in d:\n        print(k, d[k])\nshow(CFG)",
     ],
+    "a memo dict filled by the helper the answer calls": [
+        "import jax\nimport jax.numpy as jnp\n_scaled = {}\ndef scale(n):\n    if n not in _scaled:\n"
+        "        _scaled[n] = jnp.arange(n) / n\n    return _scaled[n]\n"
+        "def outer(x, y):\n    return x[:, None] * y[None, :] * scale(1)[0]\n"
+    ],
     "a helper that sets attributes of the notebook's own object": [
         ANSWER,
         "class Box:\n    pass\ndef fill(b):\n    b.value = 1\nbox = Box()\nfill(box)\nfill(Box())",
@@ -148,6 +153,7 @@ ATTACKS = {
     "an attribute of a helper function": "import jax.numpy as jnp\ndef helper(x):\n    return x\nhelper.go = jnp.outer\ndef outer(x, y):\n    return helper.go(x, y)\n",
     "another name of the dict filled": "import jax.numpy as jnp\nH = {}\nG = H\nG['go'] = jnp.outer\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "filled by a default argument": "import jax.numpy as jnp\nH = {}\ndef noop(d=H.update(go=jnp.outer)):\n    return d\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "filled by a function then defined again": "import jax.numpy as jnp\nH = {}\ndef setup():\n    H['go'] = jnp.outer\nsetup()\ndef setup():\n    pass\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "filled by a function called later": "import jax.numpy as jnp\nH = {}\ndef setup():\n    H['go'] = jnp.outer\nsetup()\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "setattr on a class": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\nsetattr(type(jnp.zeros(1)), 'times', lambda a, b: jnp.outer(a, b))\n",
 }

@@ -275,15 +275,16 @@ class _Notebook:
                     self.functions.setdefault(node.name, []).append(node)
         self._collect_aliases(trees)
         #: Global names changed in place (``H["go"] = f``, ``H.append(f)``, ``f.go = g``), with
-        #: where and when (``END``: inside a function): what they hold is decided at run time.
-        self.mutated: dict[str, list[tuple[int, Where]]] = {}
+        #: when (``END``: inside a function), where, and the notebook function whose body does
+        #: it (``None``: a top-level statement or a class): what they hold is decided at run time.
+        self.mutated: dict[str, list[tuple[int, Where, Binding | None]]] = {}
         pos = 0
         for i, tree in trees:
             for stmt in tree.body:
                 pos += 1
                 self._bind(stmt, pos, i)
                 self._scan_dynamic(stmt, pos, i)
-                self._scan_mutations(stmt, pos, i, frozenset())
+                self._scan_mutations(stmt, pos, i, frozenset(), None)
         self._mutated_through_aliases(trees)
 
     def _collect_aliases(self, trees: list[tuple[int, ast.Module]]) -> None:
@@ -374,9 +375,14 @@ class _Notebook:
 
     # -- changes in place ---------------------------------------------------------------------
 
-    def _scan_mutations(self, node: ast.AST, pos: int, cell: int, local: frozenset[str]) -> None:
+    def _scan_mutations(
+        self, node: ast.AST, pos: int, cell: int, local: frozenset[str], unit: Binding | None
+    ) -> None:
         """Record each global name ``node`` changes in place; ``local``: the names of the
-        functions ``node`` is inside, which are not the notebook's."""
+        functions ``node`` is inside, which are not the notebook's; ``unit``: the top-level
+        ``def`` whose body it is in."""
+        if isinstance(node, ast.ClassDef):
+            unit = None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             # Defaults and decorators run where the def stands; the body when it is called.
             now: list[ast.AST] = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
@@ -384,17 +390,20 @@ class _Notebook:
             if not isinstance(node, ast.Lambda):
                 now += node.decorator_list
             for sub in now:
-                self._scan_mutations(sub, pos, cell, local)
+                self._scan_mutations(sub, pos, cell, local, unit)
+            if pos != END and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not local:
+                # A top-level def: this one, not a later def of the same name.
+                unit = next((b for b in self.bindings.get(node.name, []) if b.node is node), None)
             inner = local | _function_locals(node)
             for sub in body:
-                self._scan_mutations(sub, END, cell, inner)
+                self._scan_mutations(sub, END, cell, inner, unit)
             return
         root = _changed_in_place(node, self)
         if root is not None and root not in local:
             where = Where(cell, getattr(node, "lineno", 0))
-            self.mutated.setdefault(root, []).append((pos, where))
+            self.mutated.setdefault(root, []).append((pos, where, unit))
         for child in ast.iter_child_nodes(node):
-            self._scan_mutations(child, pos, cell, local)
+            self._scan_mutations(child, pos, cell, local, unit)
 
     def _mutated_through_aliases(self, trees: list[tuple[int, ast.Module]]) -> None:
         """``G = H`` (anywhere): a change of ``G`` in place is a change of ``H``, and back."""
@@ -904,13 +913,16 @@ class _Reader:
             return
         self.done.add(b.pos)
         if b.kind in ("def", "assign"):
-            later = [where for pos, where in self.nb.mutated.get(b.name, []) if pos > b.pos]
-            if later:
-                raise GateError(
-                    f"reaches `{b.name}`, which the notebook changes in place after binding it "
-                    f"({later[0]}): what it holds is decided while the notebook runs, which the "
-                    "grader cannot read; bind it once, in one statement"
-                )
+            for pos, where, changer in self.nb.mutated.get(b.name, []):
+                if pos <= b.pos:
+                    continue
+                if changer is None:
+                    raise GateError(
+                        f"reaches `{b.name}`, which the notebook changes in place after binding it "
+                        f"({where}): what it holds is decided while the notebook runs, which the "
+                        "grader cannot read; bind it once, in one statement"
+                    )
+                self.todo.append(changer)  # read what the function that changes it stores
         if b.kind == "def":
             assert isinstance(b.node, (ast.FunctionDef, ast.AsyncFunctionDef))
             for deco in b.node.decorator_list:
