@@ -526,6 +526,23 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "graded",
         "q2-lost",
     ),
+    # A name added to a library's class or module at run time, then read by `outer` under a
+    # name no gate forbids. Through a local the grader cannot follow, only the sandbox's count
+    # of each library namespace's names finds it; through a parameter or an attribute alias,
+    # the reading of the cells does.
+    "gate_method_added_to_the_array_class": (
+        "import jax.numpy as jnp\ndef plant():\n    C = type(jnp.zeros(1))\n"
+        "    C.times = lambda a, b: jnp.outer(a, b)\nplant()\n"
+        "def outer(x, y):\n    return jnp.asarray(x).times(y)",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_name_added_to_a_module_by_a_helper": (
+        "from jax import numpy as jnp\ndef plant(m):\n    m.times = m.outer\nplant(jnp)\n"
+        "def outer(x, y):\n    return jnp.times(x, y)",
+        "graded",
+        "q2-lost",
+    ),
     # -- No socket file of the host is reachable (Landlock cannot mediate them: the root is the
     # sandbox's own).
     "host_unix_socket": (

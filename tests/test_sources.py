@@ -76,6 +76,34 @@ HONEST = {
         "def check(jax):\n    return [getattr(jax, n) for n in ('jit', 'vmap')]\ncheck(jax)",
     ],
     "import pandas": [ANSWER, "import pandas as pd\nimport math, itertools, functools"],
+    "from jax import numpy as jnp, library functions in a list": [
+        "from jax import numpy as jnp\ndef outer(x, y):\n    return x[:, None] * y[None, :]\n",
+        "fns = [jnp.sum, jnp.mean]\nprint([f(jnp.ones(2)) for f in fns])\nprint(type(jnp.ones(2)).__name__)",
+    ],
+    "a module named through an attribute": [
+        "import jax\njnp = jax.numpy\ndef outer(x, y):\n    return x[:, None] * jnp.asarray(y)[None, :]\n",
+        "ACTS = {'relu': jax.nn.relu, 'tanh': jax.numpy.tanh}\nprint(ACTS)",
+    ],
+    "library functions handed to helpers that read them": [
+        ANSWER,
+        "def apply(f, x):\n    return f(x)\napply(jnp.sin, 1.0)\n"
+        "def describe(f):\n    name = f.__name__\n    return name\ndescribe(jnp.outer)",
+    ],
+    "a constant dict, a local dict filled, a results dict filled": [
+        "import jax.numpy as jnp\nCFG = {'scale': 1.0}\nW = jnp.ones(3)\n"
+        "def outer(x, y):\n    d = {}\n    d['a'] = x\n    return CFG['scale'] * W.sum() * d['a'][:, None] * y[None, :]\n",
+        "results = {}\nresults['outer'] = outer(jnp.ones(2), jnp.ones(2))\nprint(CFG['scale'], jnp.sum(W))\n"
+        "def show(d):\n    for k in d:\n        print(k, d[k])\nshow(CFG)",
+    ],
+    "a memo dict filled by the helper the answer calls": [
+        "import jax\nimport jax.numpy as jnp\n_scaled = {}\ndef scale(n):\n    if n not in _scaled:\n"
+        "        _scaled[n] = jnp.arange(n) / n\n    return _scaled[n]\n"
+        "def outer(x, y):\n    return x[:, None] * y[None, :] * scale(1)[0]\n"
+    ],
+    "a helper that sets attributes of the notebook's own object": [
+        ANSWER,
+        "class Box:\n    pass\ndef fill(b):\n    b.value = 1\nbox = Box()\nfill(box)\nfill(Box())",
+    ],
 }
 
 
@@ -108,6 +136,26 @@ ATTACKS = {
     "gc reached through getattr": "import gc, jax.numpy as jnp\ndef outer(x, y):\n    return x\nfor d in getattr(gc, 'get_objects')():\n    if isinstance(d, dict) and 'outer' in d:\n        d['outer'] = jnp.outer\n",
     "module attribute by computed name": "import jax.numpy as jnp\ndef outer(x, y):\n    return x\nname = 'get' + '_objects'\nimport gc\nobjs = getattr(gc, name)()\n",
     "class instance": "class O:\n    def __call__(self, x, y):\n        return x\nouter = O()\n",
+    # A name added to a library at run time, then called by `outer` under a name no gate forbids.
+    "`from jax import numpy` handed to a patcher": "from jax import numpy as jnp\ndef outer(x, y):\n    return jnp.times(x, y)\ndef patch(m):\n    m.times = m.outer\npatch(jnp)\n",
+    "dotted module handed to a patcher": "import jax, jax.numpy as jnp\ndef outer(x, y):\n    return jnp.times(x, y)\ndef patch(m):\n    m.times = m.outer\npatch(jax.numpy)\n",
+    "module alias made from an attribute": "import jax\nm = jax.numpy\ndef outer(x, y):\n    return m.times(x, y)\nm.times = m.outer\n",
+    "library class handed to a patcher": "import jax, jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\ndef plant(c):\n    c.times = lambda a, b: jnp.outer(a, b)\nplant(jax.Array)\n",
+    "class of an array patched": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\ntype(jnp.zeros(1)).times = lambda a, b: jnp.outer(a, b)\n",
+    "base class through __mro__ patched": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\njnp.zeros(1).__class__.__mro__[1].times = lambda a, b: jnp.outer(a, b)\n",
+    "class handed to a patcher": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\ndef plant(c):\n    c.times = lambda a, b: jnp.outer(a, b)\nplant(jnp.zeros(1).__class__)\n",
+    # What a global holds, changed in place after it is bound: the reading sees only `H = {}`.
+    "a dict filled after it is bound": "import jax.numpy as jnp\nH = {}\nH['go'] = jnp.outer\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "a list appended to": "import jax.numpy as jnp\nL = []\nL.append(jnp.outer)\ndef outer(x, y):\n    return L[0](x, y)\n",
+    "a helper fills the dict": "import jax.numpy as jnp\nH = {}\ndef fill(d):\n    d['go'] = jnp.outer\nfill(H)\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "a helper's helper fills the dict": "import jax.numpy as jnp\nH = {}\ndef fill(d):\n    fill2(d)\ndef fill2(e):\n    e['go'] = jnp.outer\nfill(H)\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "dict.update called on it": "import jax.numpy as jnp\nH = {}\ndict.update(H, go=jnp.outer)\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "an attribute of a helper function": "import jax.numpy as jnp\ndef helper(x):\n    return x\nhelper.go = jnp.outer\ndef outer(x, y):\n    return helper.go(x, y)\n",
+    "another name of the dict filled": "import jax.numpy as jnp\nH = {}\nG = H\nG['go'] = jnp.outer\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "filled by a default argument": "import jax.numpy as jnp\nH = {}\ndef noop(d=H.update(go=jnp.outer)):\n    return d\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "filled by a function then defined again": "import jax.numpy as jnp\nH = {}\ndef setup():\n    H['go'] = jnp.outer\nsetup()\ndef setup():\n    pass\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "filled by a function called later": "import jax.numpy as jnp\nH = {}\ndef setup():\n    H['go'] = jnp.outer\nsetup()\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "setattr on a class": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\nsetattr(type(jnp.zeros(1)), 'times', lambda a, b: jnp.outer(a, b))\n",
 }
 
 

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
+import importlib.machinery
 import importlib.util
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..notebooks import executable_source
@@ -264,7 +266,7 @@ class _Notebook:
                     for a in node.names:
                         if a.name != "*":
                             self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-                            if f"{node.module}.{a.name}" in sys.modules:
+                            if _is_module(f"{node.module}.{a.name}"):
                                 self.modules.add(a.asname or a.name)
         self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         for _, tree in trees:
@@ -272,32 +274,42 @@ class _Notebook:
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.functions.setdefault(node.name, []).append(node)
         self._collect_aliases(trees)
+        #: Global names changed in place (``H["go"] = f``, ``H.append(f)``, ``f.go = g``), with
+        #: when (``END``: inside a function), where, and the notebook function whose body does
+        #: it (``None``: a top-level statement or a class): what they hold is decided at run time.
+        self.mutated: dict[str, list[tuple[int, Where, Binding | None]]] = {}
         pos = 0
         for i, tree in trees:
             for stmt in tree.body:
                 pos += 1
                 self._bind(stmt, pos, i)
                 self._scan_dynamic(stmt, pos, i)
+                self._scan_mutations(stmt, pos, i, frozenset(), None)
+        self._mutated_through_aliases(trees)
 
     def _collect_aliases(self, trees: list[tuple[int, ast.Module]]) -> None:
-        """``m = jnp`` (anywhere) makes ``m`` one more name of the module."""
+        """``m = jnp`` or ``m = jax.numpy`` (anywhere) makes ``m`` one more name of the module."""
         assigns = [
             node
             for _, tree in trees
             for node in ast.walk(tree)
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute))
         ]
         changed = True
         while changed:
             changed = False
             for node in assigns:
-                source = node.value.id  # type: ignore[attr-defined]
-                if source not in self.modules:
+                value = node.value
+                if isinstance(value, ast.Name) and value.id in self.modules:
+                    path = self.aliases.get(value.id, value.id)
+                elif isinstance(value, ast.Attribute) and _is_module(self._module_of(value) or ""):
+                    path = self._module_of(value) or ""
+                else:
                     continue
                 for t in node.targets:
                     if isinstance(t, ast.Name) and t.id not in self.modules:
                         self.modules.add(t.id)
-                        self.aliases[t.id] = self.aliases.get(source, source)
+                        self.aliases[t.id] = path
                         changed = True
 
     # -- bindings -------------------------------------------------------------------------------
@@ -360,6 +372,57 @@ class _Notebook:
         what = _STATEMENT_WORDS.get(kind, f"a {kind} statement")
         for name, _ in _stored_names(stmt):
             self._add(Binding(name, pos, "opaque", where, why=f"is bound inside {what} ({where})"))
+
+    # -- changes in place ---------------------------------------------------------------------
+
+    def _scan_mutations(
+        self, node: ast.AST, pos: int, cell: int, local: frozenset[str], unit: Binding | None
+    ) -> None:
+        """Record each global name ``node`` changes in place; ``local``: the names of the
+        functions ``node`` is inside, which are not the notebook's; ``unit``: the top-level
+        ``def`` whose body it is in."""
+        if isinstance(node, ast.ClassDef):
+            unit = None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            # Defaults and decorators run where the def stands; the body when it is called.
+            now: list[ast.AST] = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+            body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else [*node.body]
+            if not isinstance(node, ast.Lambda):
+                now += node.decorator_list
+            for sub in now:
+                self._scan_mutations(sub, pos, cell, local, unit)
+            if pos != END and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not local:
+                # A top-level def: this one, not a later def of the same name.
+                unit = next((b for b in self.bindings.get(node.name, []) if b.node is node), None)
+            inner = local | _function_locals(node)
+            for sub in body:
+                self._scan_mutations(sub, END, cell, inner, unit)
+            return
+        root = _changed_in_place(node, self)
+        if root is not None and root not in local:
+            where = Where(cell, getattr(node, "lineno", 0))
+            self.mutated.setdefault(root, []).append((pos, where, unit))
+        for child in ast.iter_child_nodes(node):
+            self._scan_mutations(child, pos, cell, local, unit)
+
+    def _mutated_through_aliases(self, trees: list[tuple[int, ast.Module]]) -> None:
+        """``G = H`` (anywhere): a change of ``G`` in place is a change of ``H``, and back."""
+        pairs = [
+            (t.id, node.value.id)
+            for _, tree in trees
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+            for t in node.targets
+            if isinstance(t, ast.Name)
+        ]
+        changed = True
+        while changed:
+            changed = False
+            for a, b in pairs:
+                for x, y in ((a, b), (b, a)):
+                    if x in self.mutated and y not in self.mutated:
+                        self.mutated[y] = list(self.mutated[x])
+                        changed = True
 
     # -- run-time rebinding -----------------------------------------------------------------------
 
@@ -473,7 +536,11 @@ class _Notebook:
                     return "*", f"`{ast.unparse(node)[:50]}`, a module's attribute found by a computed name,"
             if node.func.id in ("setattr", "delattr") and node.args:
                 target = node.args[0]
-                if self._is_namespace(target) or self._module_of(target) is not None:
+                if (
+                    self._is_namespace(target)
+                    or self._module_of(target) is not None
+                    or _names_a_class(target)
+                ):
                     return "*", f"`{node.func.id}` on a module"
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for a in node.names:
@@ -490,6 +557,8 @@ class _Notebook:
                 return name, f"assigning `.{node.attr}`"
             if isinstance(node, ast.Attribute) and self._module_of(node.value) is not None:
                 return "*", f"assigning `{ast.unparse(node)}`"
+            if isinstance(node, ast.Attribute) and _names_a_class(node.value):
+                return "*", f"assigning `{ast.unparse(node)[:50]}` (a class found at run time)"
             base = node.value
             while True:
                 if self._is_namespace(base):
@@ -504,11 +573,62 @@ class _Notebook:
                     return None
         if self._is_namespace(node):
             return self._escapes(node, parents)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.modules:
-            return self._module_escapes(node, parents)
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+            parent = parents.get(node)
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                return None  # the value is the attribute read, not this
+            if isinstance(node, ast.Name) and node.id in self.modules:
+                return self._module_escapes(node, parents)
+            path = self._module_of(node)
+            if path is not None and _is_module(path):
+                return self._module_escapes(node, parents)
+            if path is not None or _names_a_class(node):
+                return self._handed_to_a_writer(node, parents)
+        if isinstance(node, ast.Call) and _names_a_class(node):
+            return self._handed_to_a_writer(node, parents)
         return None
 
-    def _module_escapes(self, node: ast.Name, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
+    def _handed_to_a_writer(self, node: ast.expr, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
+        """A library's function or class (or any object's class) handed to a notebook function
+        that writes attributes of that parameter: it could add a name to the library that a gated
+        function then calls (``plant(jax.Array)`` with ``c.times = ...``)."""
+        parent = parents.get(node)
+        if not (
+            isinstance(parent, ast.Call) and parent.func is not node and isinstance(parent.func, ast.Name)
+        ):
+            return None
+        if self._passed_to_changer(node, parent, parent.func.id):
+            what = f"`{ast.unparse(parent)[:50]}` hands `{ast.unparse(node)[:30]}` to a function that"
+            return "*", f"{what} sets its attributes"
+        return None
+
+    def _passed_to_changer(self, node: ast.expr, call: ast.Call, func: str, depth: int = 0) -> bool:
+        """Whether the notebook's function ``func`` (any of its definitions) changes in place
+        the parameter that ``node`` is passed as in ``call``, itself or through the notebook
+        functions it hands it to (``*args``, ``**kwargs`` and deep chains count as changed)."""
+        index = next((i for i, a in enumerate(call.args) if a is node), None)
+        keyword = next((k.arg for k in call.keywords if k.value is node), None)
+        for fn in self.functions.get(func, []):
+            params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+            name = params[index] if index is not None and index < len(params) else keyword
+            if name is None or name not in params + [a.arg for a in fn.args.kwonlyargs] or depth > 8:
+                return True
+            for sub in ast.walk(fn):
+                if _changed_in_place_name(sub) == name:
+                    return True
+                if (
+                    isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Name)
+                    and sub.func.id in self.functions
+                ):
+                    for arg in [*sub.args, *(k.value for k in sub.keywords)]:
+                        if _root_name(arg) == name and self._passed_to_changer(
+                            arg, sub, sub.func.id, depth + 1
+                        ):
+                            return True
+        return False
+
+    def _module_escapes(self, node: ast.expr, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
         """A module used as a value: fine where it is read, named again (``m = jnp`` makes ``m``
         an alias, whose attribute writes are caught), or handed to a function that never writes
         attributes of that parameter; anywhere else it could be patched out of sight."""
@@ -529,18 +649,10 @@ class _Notebook:
             defs = self.functions.get(func.id, [])
             if not defs and func.id not in _BUILTINS:
                 return None
-            index = next((i for i, a in enumerate(parent.args) if a is node), None)
-            keyword = next((k.arg for k in parent.keywords if k.value is node), None)
-            for fn in defs:
-                params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
-                name = params[index] if index is not None and index < len(params) else keyword
-                if name is None or _writes_attributes_of(fn, name):
-                    break
-            else:
-                if defs:
-                    return None
+            if defs and not self._passed_to_changer(node, parent, func.id):
+                return None
         where = ast.unparse(parent)[:50]
-        return "*", f"`{where}` passes the module `{node.id}` on"
+        return "*", f"`{where}` passes the module `{ast.unparse(node)}` on"
 
     def _escapes(self, node: ast.AST, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
         """A namespace expression used in a way that may write into it (``None``: only read)."""
@@ -596,24 +708,113 @@ class _Notebook:
         return best
 
 
-def _writes_attributes_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """Whether ``fn`` assigns or deletes an attribute of its parameter ``name``, or hands it to
-    ``setattr``/``delattr``/``vars``/another name."""
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            base = node.value
-            if isinstance(base, ast.Name) and base.id == name:
+#: Methods of the built-in containers that change them in place (``MUTATING_METHODS`` and these).
+IN_PLACE_METHODS = MUTATING_METHODS | frozenset(
+    {"add", "discard", "appendleft", "extendleft", "sort", "reverse", "__iadd__", "__ior__"}
+)
+#: Functions whose first argument they change in place.
+IN_PLACE_FUNCTIONS = frozenset(
+    {"setattr", "delattr", "operator.setitem", "operator.delitem", "operator.iadd", "operator.ior",
+     "operator.iconcat"}
+)  # fmt: skip
+
+
+def _changed_in_place_name(node: ast.AST) -> str | None:
+    """:func:`_changed_in_place` within one function, for its parameters, without following
+    notebook calls (:meth:`_Notebook._passed_to_changer` does)."""
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return _root_name(node.value)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in IN_PLACE_METHODS:
+            return _root_name(func.value)
+        if isinstance(func, ast.Name) and func.id in (*IN_PLACE_FUNCTIONS, "vars") and node.args:
+            return _root_name(node.args[0])
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+        return node.value.id  # another name for it, which could be changed instead
+    return None
+
+
+def _root_name(node: ast.AST) -> str | None:
+    """``H`` of ``H``, ``H.a``, ``H["k"]``, ``H.a["k"].b``."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _changed_in_place(node: ast.AST, nb: _Notebook) -> str | None:
+    """The name whose object ``node`` changes in place, if it does: a store or ``del`` of an
+    item or attribute, a container's changing method, ``setattr``/``operator.setitem``, a
+    built-in type's method called on it (``dict.update(H, ...)``), or a notebook function that
+    changes its argument (``fill(H)``)."""
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return _root_name(node.value)
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in IN_PLACE_METHODS:
+        if isinstance(func.value, ast.Name) and func.value.id in ("dict", "list", "set", "object", "type"):
+            return _root_name(node.args[0]) if node.args else None
+        return _root_name(func.value)
+    path = nb._module_of(func) if isinstance(func, ast.Attribute) else None
+    if (isinstance(func, ast.Name) and func.id in IN_PLACE_FUNCTIONS) or path in IN_PLACE_FUNCTIONS:
+        return _root_name(node.args[0]) if node.args else None
+    if isinstance(func, ast.Name) and func.id in nb.functions:
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            root = _root_name(arg)
+            if root is not None and nb._passed_to_changer(arg, node, func.id):
+                return root
+    return None
+
+
+#: Attributes that hand out an object's class (or classes), into which a write reaches every
+#: object of that class, a library's included.
+CLASS_ATTRIBUTES = frozenset({"__class__", "__mro__", "__bases__", "__base__", "__subclasses__"})
+
+
+def _names_a_class(node: ast.AST) -> bool:
+    """Whether ``node`` hands out some object's class: ``type(x)``, ``x.__class__``,
+    ``C.__mro__[1]``, ``object.__subclasses__()``."""
+    while isinstance(node, (ast.Subscript, ast.Call, ast.Attribute)):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 1:
                 return True
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in ("setattr", "delattr", "vars")
-        ):
-            if node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+            node = node.func
+        elif isinstance(node, ast.Attribute):
+            if node.attr in CLASS_ATTRIBUTES:
                 return True
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == name:
-            return True
+            node = node.value
+        else:
+            node = node.value
     return False
+
+
+@functools.cache
+def _is_module(path: str) -> bool:
+    """Whether the dotted ``path`` names a module of this Python (``jax.numpy``, not
+    ``jax.numpy.outer``), found from the installed files: nothing is imported and the current
+    folder (where a notebook could have written one) is not read. A name the grader has
+    imported for itself counts too."""
+    if not path:
+        return False
+    if path in sys.modules or path in sys.builtin_module_names:
+        return True
+    parts = path.split(".")
+    saved = sys.path[:]
+    try:
+        sys.path[:] = [p for p in saved if p not in ("", ".")]
+        spec = importlib.machinery.PathFinder.find_spec(parts[0])
+        for i in range(2, len(parts) + 1):
+            if spec is None or not spec.submodule_search_locations:
+                return False
+            spec = importlib.machinery.PathFinder.find_spec(
+                ".".join(parts[:i]), list(spec.submodule_search_locations)
+            )
+        return spec is not None
+    except (ImportError, ValueError):
+        return False
+    finally:
+        sys.path[:] = saved
 
 
 def _installed(top: str) -> bool:
@@ -711,6 +912,17 @@ class _Reader:
         if b.pos in self.done and b.kind != "import":
             return
         self.done.add(b.pos)
+        if b.kind in ("def", "assign"):
+            for pos, where, changer in self.nb.mutated.get(b.name, []):
+                if pos <= b.pos:
+                    continue
+                if changer is None:
+                    raise GateError(
+                        f"reaches `{b.name}`, which the notebook changes in place after binding it "
+                        f"({where}): what it holds is decided while the notebook runs, which the "
+                        "grader cannot read; bind it once, in one statement"
+                    )
+                self.todo.append(changer)  # read what the function that changes it stores
         if b.kind == "def":
             assert isinstance(b.node, (ast.FunctionDef, ast.AsyncFunctionDef))
             for deco in b.node.decorator_list:
@@ -860,17 +1072,32 @@ class _Canon(ast.NodeTransformer):
         return ast.copy_location(self.reader.resolve(node.id, self._pos(), self.unit), node)
 
 
-def _read(nb: _Notebook, name: str) -> SourceFunction | str:
+def _read(nb: _Notebook, name: str, added: Mapping[str, str]) -> SourceFunction | str:
     try:
-        return SourceFunction(name, _Reader(nb).read(name), {})
+        text = _Reader(nb).read(name)
     except GateError as e:
         return f"`{name}` {e}"
     except RecursionError:
         return f"`{name}` nests too deeply for the grader to read"
+    if added:
+        read = sorted(
+            {n.attr for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Attribute)} & set(added)
+        )
+        if read:
+            return (
+                f"`{name}` reads `.{read[0]}`, a name the notebook added to `{added[read[0]]}` while it "
+                "ran: the grader reads only what a library itself defines, so call the library's "
+                "function by its own name"
+            )
+    return SourceFunction(name, text, {})
 
 
-def source_namespace(cells: Sequence[str], functions: Iterable[str]) -> SourceNamespace:
+def source_namespace(
+    cells: Sequence[str], functions: Iterable[str], added: Mapping[str, str] | None = None
+) -> SourceNamespace:
     """What source probes see of a submission: each of ``functions`` as a :class:`SourceFunction`
-    holding the canonical text of everything it reaches, or the reason it cannot be read."""
+    holding the canonical text of everything it reaches, or the reason it cannot be read.
+    ``added`` maps each name the notebook's run added to a library's module or class to where
+    (``{"times": "jax.Array.times"}``): a function that reads one cannot be read as it ran."""
     nb = _Notebook(cells)
-    return SourceNamespace({name: _read(nb, name) for name in functions})
+    return SourceNamespace({name: _read(nb, name, added or {}) for name in functions})

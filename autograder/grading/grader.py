@@ -251,15 +251,18 @@ class Grader:
         """Ids of the probes of ``questions`` that run in the sandbox (not the source probes)."""
         return [p.id for p in self.probes.probes if p.question in questions and not p.source]
 
-    def source_results(self, cells: Sequence[str], questions: Collection[str]) -> dict[str, ProbeResult]:
-        """Outcomes of the source probes of ``questions``, run here on the cells' text."""
+    def source_results(
+        self, cells: Sequence[str], questions: Collection[str], added: Mapping[str, str] | None = None
+    ) -> dict[str, ProbeResult]:
+        """Outcomes of the source probes of ``questions``, run here on the cells' text;
+        ``added``: names the run added to a library (:attr:`RunOutcome.added`)."""
         functions = [
             f
             for q in questions
             if q in self.assignment.questions
             for f in self.assignment.questions[q].functions
         ]
-        ns = source_namespace(cells, functions)
+        ns = source_namespace(cells, functions, added or {})
         return {
             p.id: decode_run(run_probe(p, ns, probe_seed(self.seed, p.id)))
             for p in self.probes.probes
@@ -411,7 +414,7 @@ class Grader:
             chosen = sub.graded_on(self.questions)
             cache = self.store.public_xla
             outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
-            outcome.results.update(self.source_results(sub.cells, chosen))
+            outcome.results.update(self.source_results(sub.cells, chosen, outcome.added))
         try:
             return judge(sub, outcome, self.reference(), self.scoring)
         except Exception as e:  # noqa: BLE001

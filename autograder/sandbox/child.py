@@ -215,10 +215,19 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     missing = list(confined.missing) + ([] if abi else ["Landlock (file and TCP confinement)"])
     snap = integrity.snapshot()
     channel = integrity.snapshot(integrity.CHANNEL_MODULES, ("autograder",))
+    library = integrity.names()
     # Bound to locals before student code runs: replacing the module attributes (or their code
     # objects) later changes nothing in this frame, which keeps its own references.
     send, recv, loads = _send, conn.recv_bytes, json.loads
-    changes, restore = integrity.changes, integrity.restore
+    changes, restore, added = integrity.changes, integrity.restore, integrity.added
+
+    def report_added(last: tuple[int, ...]) -> tuple[int, ...]:
+        """Send every name added to a library since the cells began (a gate that reads one fails
+        closed in the grader, which keeps them all); ``()`` as ``last`` compares every namespace."""
+        found, counts = added(library, last)
+        if found:
+            send(conn, {"event": "added", "names": found})
+        return counts
 
     def check(snap: integrity.Snapshot, conn: Connection) -> bool:
         """Report what student code replaced since the snapshot, then put it back. It reads
@@ -231,7 +240,16 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
 
     copy, first = dataclasses.replace, next
     guarded = integrity.guard(
-        send, check, run_probe, _SEND_RAW, changes, restore, integrity._unchanged, integrity.snapshot
+        send,
+        check,
+        run_probe,
+        _SEND_RAW,
+        changes,
+        restore,
+        integrity._unchanged,
+        integrity.snapshot,
+        added,
+        report_added,
     )
     unguarded = integrity.unguarded
     # The root of the checks: a tuple and fast locals of this frame, which student code cannot
@@ -268,6 +286,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
         intact(watch) and check(channel, conn)
     intact(watch) and check(snap, conn)
+    counts = report_added(())
     send(conn, {"event": "executed"})
 
     # Only now do the hidden tests enter this process; never the batch's seed, only each
@@ -290,6 +309,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
         result = run_probe(copy(probe, body=body), env, int(req["seed"]))
         intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
         intact(watch) and check(snap, conn)
+        counts = report_added(counts)
         changed = [name for name, value in module_items if module.__dict__.get(name) is not value]
         swapped = [i for i, p, b, c in probes if p.body is not b or b.__code__ is not c]
         if swapped or changed:
@@ -301,4 +321,5 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
             send(conn, {**message, "blobs": list(blobs)}, blobs)
         else:
             send(conn, {"event": "result", "id": pid, "nonce": nonce, "ok": False, "error": result["error"]})
+    report_added(())
     send(conn, {"event": "done"})

@@ -253,7 +253,7 @@ def changes(snap: Snapshot, limit: int = 5) -> list[str]:
     found: list[str] = []
     spaces, flat, tools = snap
     (any_, map_, is_not, code_of, _, _, modules_get, unchanged, vars_, tuple_, len_, zip_) = tools[:12]
-    isinstance_, module_type, base_exception, type_, _, _ = tools[12:]
+    isinstance_, module_type, base_exception, type_, _, _ = tools[12:18]
     missing: list[Any] = []  # a fresh object, made without a name lookup: no namespace holds it
     try:
         if unchanged(flat, tools):
@@ -288,7 +288,7 @@ def restore(snap: Snapshot) -> None:
     Like :func:`changes`, it reads no global name."""
     spaces, _, tools = snap
     vars_, zip_ = tools[8], tools[11]
-    isinstance_, module_type, base_exception, _, modules, setattr_ = tools[12:]
+    isinstance_, module_type, base_exception, _, modules, setattr_ = tools[12:18]
     for name, target, attrs, objs, functions, codes in spaces:
         try:
             if isinstance_(target, module_type):
@@ -305,6 +305,73 @@ def restore(snap: Snapshot) -> None:
                     f.__code__ = code
         except base_exception:  # noqa: BLE001, S112 - restore what can be restored
             continue
+
+
+# The names of every library namespace before student code ran, for added(): the namespaces
+# (protected modules, every module of the protected packages, every class they hold with the
+# classes it inherits from, and every function with attributes), their labels, their names,
+# and how many names each held when last seen (a cheap first look: no name added or deleted
+# since, nothing to compare).
+Names = tuple[tuple[Any, ...], tuple[str, ...], tuple[frozenset[str], ...], tuple[int, ...], Tools]
+
+
+def names(
+    protected: tuple[str, ...] = PROTECTED_MODULES, packages: tuple[str, ...] = PROTECTED_PACKAGES
+) -> Names:
+    """Every attribute name of the libraries' modules, classes and functions (``jnp.outer.go``
+    would be read as JAX's), for :func:`added`."""
+    targets: list[Any] = []
+    labels: list[str] = []
+    seen: set[int] = set()
+
+    def take(target: Any, label: str) -> None:
+        if id(target) not in seen and target is not object:
+            seen.add(id(target))
+            targets.append(target)
+            labels.append(label)
+
+    for name, mod in _list(sys.modules.items()):
+        if mod is None or not (name in protected or name.partition(".")[0] in packages):
+            continue
+        take(mod, name)
+        for attr, obj in _list(_vars(mod).items()):
+            if _isinstance(obj, type):
+                for cls in _getattr(obj, "__mro__", ()):
+                    take(cls, f"{_getattr(cls, '__module__', '?')}.{_getattr(cls, '__qualname__', '?')}")
+            elif callable(obj) and not _isinstance(obj, types.ModuleType):
+                try:
+                    _vars(obj)
+                except TypeError:  # a built-in function: no attributes to add
+                    continue
+                take(obj, f"{name}.{attr}")
+    return (
+        _tuple(targets),
+        _tuple(labels),
+        _tuple(frozenset(_vars(t)) for t in targets),
+        _tuple(_map(_len, _map(_vars, targets))),
+        _TOOLS,
+    )
+
+
+def added(before: Names, last: tuple[int, ...]) -> tuple[list[str], tuple[int, ...]]:
+    """Names student code added to a library's module or class since :func:`names` took
+    ``before`` (``jax.Array.times``), submodules left out (an import adds those), and how many
+    names each namespace holds now, for the next call's ``last``. When no namespace's count
+    changed since ``last`` it compares nothing more (a name deleted and another added in one
+    step is found by the next full look: the sandbox makes one after the cells and after the
+    last test). Like :func:`changes`, it reads no global name."""
+    targets, labels, keysets, _, tools = before
+    map_, vars_, tuple_, len_, zip_, isinstance_, module_type = (tools[i] for i in (1, 8, 9, 10, 11, 12, 13))
+    frozenset_, ne = tools[18:20]
+    counts = tuple_(map_(len_, map_(vars_, targets)))
+    found: list[str] = []
+    if counts == last:
+        return found, counts
+    for label, target, was, now in zip_(labels, targets, keysets, map_(frozenset_, map_(vars_, targets))):
+        if ne(now, was):
+            space = vars_(target)
+            found += [f"{label}.{k}" for k in now - was if not isinstance_(space.get(k), module_type)]
+    return found, counts
 
 
 # Everything changes() and restore() call, bound when this module is imported (before any
@@ -328,4 +395,6 @@ _TOOLS: Tools = (
     type,
     sys.modules,
     setattr,
+    frozenset,
+    operator.ne,
 )

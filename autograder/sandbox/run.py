@@ -58,6 +58,9 @@ class RunOutcome:
     cell_errors: list[tuple[int, str]] = field(default_factory=list)
     tampered: list[str] = field(default_factory=list)
     """evidence that the sandbox's code or the channel was tampered with; never points"""
+    added: dict[str, str] = field(default_factory=dict)
+    """names the cells or tests added to a library's module or class, each with where
+    (``"times": "jax.Array.times"``): a source gate that reads one fails closed"""
     results: dict[str, ProbeResult] = field(default_factory=dict)
     """probe id -> its :class:`~autograder.probing.plain.ProbeResult`"""
     landlock: int = 0
@@ -313,11 +316,17 @@ class _Conversation:
                 raise _Ended("memory", f"{self.limits.memory_mb} MiB")
 
     def message(self) -> dict[str, Any]:
-        """The next message that is not tamper evidence (evidence is recorded on the way)."""
+        """The next message that is not tamper evidence or added names (both are recorded on
+        the way)."""
         while True:
             msg = json.loads(self.frame(MAX_MESSAGE_BYTES))
             if not isinstance(msg, dict):
                 raise ValueError("a frame that is not an object")
+            if msg.get("event") == "added":
+                names = msg.get("names")
+                for item in names if isinstance(names, list) else []:
+                    self.outcome.added.setdefault(str(item).rpartition(".")[2], shorten(str(item), 120))
+                continue
             if msg.get("event") != "tampered":
                 return msg
             evidence = msg.get("evidence")
