@@ -354,7 +354,7 @@ def names(
 
 
 def added(before: Names, last: tuple[int, ...]) -> tuple[list[str], tuple[int, ...]]:
-    """Names student code added to a library's module or class since :func:`names` took
+    """Names student code added to a library's module, class or function since :func:`names` took
     ``before`` (``jax.Array.times``), submodules left out (an import adds those), and how many
     names each namespace holds now, for the next call's ``last``. When no namespace's count
     changed since ``last`` it compares nothing more (a name deleted and another added in one

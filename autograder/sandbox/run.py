@@ -59,7 +59,7 @@ class RunOutcome:
     tampered: list[str] = field(default_factory=list)
     """evidence that the sandbox's code or the channel was tampered with; never points"""
     added: dict[str, str] = field(default_factory=dict)
-    """names the cells or tests added to a library's module or class, each with where
+    """names the cells or tests added to a library's module, class or function, each with where
     (``"times": "jax.Array.times"``): a source gate that reads one fails closed"""
     results: dict[str, ProbeResult] = field(default_factory=dict)
     """probe id -> its :class:`~autograder.probing.plain.ProbeResult`"""
