@@ -154,6 +154,10 @@ ATTACKS = {
     "another name of the dict filled": "import jax.numpy as jnp\nH = {}\nG = H\nG['go'] = jnp.outer\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "filled by a default argument": "import jax.numpy as jnp\nH = {}\ndef noop(d=H.update(go=jnp.outer)):\n    return d\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "filled by a function then defined again": "import jax.numpy as jnp\nH = {}\ndef setup():\n    H['go'] = jnp.outer\nsetup()\ndef setup():\n    pass\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "filled by operator.setitem imported by name": "import jax.numpy as jnp\nfrom operator import setitem\nH = {}\nsetitem(H, 'go', jnp.outer)\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "filled by its bound method handed to map": "import jax.numpy as jnp\nH = {}\nlist(map(H.__setitem__, ['go'], [jnp.outer]))\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "filled by dict's method kept in a name": "import jax.numpy as jnp\nH = {}\nput = dict.__setitem__\nput(H, 'go', jnp.outer)\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    "filled by a helper through its bound method": "import jax.numpy as jnp\nH = {}\ndef fill(d):\n    put = d.__setitem__\n    put('go', jnp.outer)\nfill(H)\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "filled by a function called later": "import jax.numpy as jnp\nH = {}\ndef setup():\n    H['go'] = jnp.outer\nsetup()\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "setattr on a class": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\nsetattr(type(jnp.zeros(1)), 'times', lambda a, b: jnp.outer(a, b))\n",
 }

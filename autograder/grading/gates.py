@@ -376,7 +376,13 @@ class _Notebook:
     # -- changes in place ---------------------------------------------------------------------
 
     def _scan_mutations(
-        self, node: ast.AST, pos: int, cell: int, local: frozenset[str], unit: Binding | None
+        self,
+        node: ast.AST,
+        pos: int,
+        cell: int,
+        local: frozenset[str],
+        unit: Binding | None,
+        parent: ast.AST | None = None,
     ) -> None:
         """Record each global name ``node`` changes in place; ``local``: the names of the
         functions ``node`` is inside, which are not the notebook's; ``unit``: the top-level
@@ -398,12 +404,12 @@ class _Notebook:
             for sub in body:
                 self._scan_mutations(sub, END, cell, inner, unit)
             return
-        root = _changed_in_place(node, self)
+        root = _changed_in_place(node, self, parent)
         if root is not None and root not in local:
             where = Where(cell, getattr(node, "lineno", 0))
             self.mutated.setdefault(root, []).append((pos, where, unit))
         for child in ast.iter_child_nodes(node):
-            self._scan_mutations(child, pos, cell, local, unit)
+            self._scan_mutations(child, pos, cell, local, unit, node)
 
     def _mutated_through_aliases(self, trees: list[tuple[int, ast.Module]]) -> None:
         """``G = H`` (anywhere): a change of ``G`` in place is a change of ``H``, and back."""
@@ -613,9 +619,15 @@ class _Notebook:
             name = params[index] if index is not None and index < len(params) else keyword
             if name is None or name not in params + [a.arg for a in fn.args.kwonlyargs] or depth > 8:
                 return True
+            parents = {child: n for n in ast.walk(fn) for child in ast.iter_child_nodes(n)}
             for sub in ast.walk(fn):
-                if _changed_in_place_name(sub) == name:
+                if _changed_in_place(sub, self, parents.get(sub), follow_calls=False) in (name, "*"):
                     return True
+                if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Name) and sub.value.id == name:
+                    return True  # another name for it, which could be changed instead
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "vars":
+                    if sub.args and _root_name(sub.args[0]) == name:
+                        return True
                 if (
                     isinstance(sub, ast.Call)
                     and isinstance(sub.func, ast.Name)
@@ -719,22 +731,6 @@ IN_PLACE_FUNCTIONS = frozenset(
 )  # fmt: skip
 
 
-def _changed_in_place_name(node: ast.AST) -> str | None:
-    """:func:`_changed_in_place` within one function, for its parameters, without following
-    notebook calls (:meth:`_Notebook._passed_to_changer` does)."""
-    if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-        return _root_name(node.value)
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in IN_PLACE_METHODS:
-            return _root_name(func.value)
-        if isinstance(func, ast.Name) and func.id in (*IN_PLACE_FUNCTIONS, "vars") and node.args:
-            return _root_name(node.args[0])
-    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-        return node.value.id  # another name for it, which could be changed instead
-    return None
-
-
 def _root_name(node: ast.AST) -> str | None:
     """``H`` of ``H``, ``H.a``, ``H["k"]``, ``H.a["k"].b``."""
     while isinstance(node, (ast.Attribute, ast.Subscript)):
@@ -742,27 +738,41 @@ def _root_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _changed_in_place(node: ast.AST, nb: _Notebook) -> str | None:
-    """The name whose object ``node`` changes in place, if it does: a store or ``del`` of an
-    item or attribute, a container's changing method, ``setattr``/``operator.setitem``, a
-    built-in type's method called on it (``dict.update(H, ...)``), or a notebook function that
-    changes its argument (``fill(H)``)."""
+#: Built-in types whose changing methods, reached through the type (``dict.update``), change
+#: their first argument.
+CONTAINER_TYPES = frozenset({"dict", "list", "set", "object", "type", "bytearray"})
+
+
+def _changed_in_place(
+    node: ast.AST, nb: _Notebook, parent: ast.AST | None, *, follow_calls: bool = True
+) -> str | None:
+    """The name whose object ``node`` changes in place, if it does (``"*"``: an object the
+    reading cannot name): a store or ``del`` of an item or attribute; a changing method of it,
+    called or handed on (``H.update``, ``map(H.__setitem__, ...)``); ``setattr``,
+    ``operator.setitem`` or a built-in type's changing method (``dict.update(H, ...)``) called on
+    it, or handed on as a value; a notebook function that changes its argument (``fill(H)``;
+    ``follow_calls=False`` leaves those to :meth:`_Notebook._passed_to_changer`)."""
     if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
         return _root_name(node.value)
-    if not isinstance(node, ast.Call):
-        return None
-    func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in IN_PLACE_METHODS:
-        if isinstance(func.value, ast.Name) and func.value.id in ("dict", "list", "set", "object", "type"):
-            return _root_name(node.args[0]) if node.args else None
-        return _root_name(func.value)
-    path = nb._module_of(func) if isinstance(func, ast.Attribute) else None
-    if (isinstance(func, ast.Name) and func.id in IN_PLACE_FUNCTIONS) or path in IN_PLACE_FUNCTIONS:
-        return _root_name(node.args[0]) if node.args else None
-    if isinstance(func, ast.Name) and func.id in nb.functions:
+    called = isinstance(parent, ast.Call) and parent.func is node
+    first = parent.args[0] if called and isinstance(parent, ast.Call) and parent.args else None
+    if isinstance(node, ast.Attribute) and node.attr in IN_PLACE_METHODS:
+        if isinstance(node.value, ast.Name) and node.value.id in CONTAINER_TYPES:
+            return (_root_name(first) if first is not None else None) or "*"
+        return _root_name(node.value)
+    if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+        name = node.id if isinstance(node, ast.Name) else None
+        if name in IN_PLACE_FUNCTIONS or nb._module_of(node) in IN_PLACE_FUNCTIONS:
+            return (_root_name(first) if first is not None else None) or "*"
+    if (
+        follow_calls
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in nb.functions
+    ):
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             root = _root_name(arg)
-            if root is not None and nb._passed_to_changer(arg, node, func.id):
+            if root is not None and nb._passed_to_changer(arg, node, node.func.id):
                 return root
     return None
 
@@ -913,7 +923,7 @@ class _Reader:
             return
         self.done.add(b.pos)
         if b.kind in ("def", "assign"):
-            for pos, where, changer in self.nb.mutated.get(b.name, []):
+            for pos, where, changer in [*self.nb.mutated.get(b.name, []), *self.nb.mutated.get("*", [])]:
                 if pos <= b.pos:
                     continue
                 if changer is None:
