@@ -537,6 +537,15 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "graded",
         "q2-lost",
     ),
+    "gate_getattr_added_to_the_array_class": (
+        "import jax.numpy as jnp\ndef plant():\n    C = type(jnp.zeros(1))\n"
+        "    def hook(self, name):\n        if name == 'times':\n"
+        "            return lambda other: jnp.outer(self, other)\n        raise AttributeError(name)\n"
+        "    C.__getattr__ = hook\nplant()\n"
+        "def outer(x, y):\n    return jnp.asarray(x).times(y)",
+        "graded",
+        "q2-lost",
+    ),
     "gate_name_added_to_a_module_by_a_helper": (
         "from jax import numpy as jnp\ndef plant(m):\n    m.times = m.outer\nplant(jnp)\n"
         "def outer(x, y):\n    return jnp.times(x, y)",

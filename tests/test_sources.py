@@ -174,6 +174,23 @@ def test_attacks_show_what_runs_or_fail_closed(name: str) -> None:
     assert python_loops(text) or forbidden_names(text, FORBIDDEN), text
 
 
+def test_a_name_added_to_a_library_while_the_notebook_ran_fails_the_gates_that_read_it() -> None:
+    """The sandbox reports names added to a library's modules, classes and functions; a gate
+    cannot read what such a name runs. A special method added to a class (`__getattr__`)
+    changes every attribute of its objects, so it fails every gate; an added name nobody
+    reads, or a harmless special name, fails none."""
+    cells = ["import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\n"]
+    with pytest.raises(ProbeError, match=r"reads `\.times`.*jaxlib\._jax\.ArrayImpl\.times"):
+        source_of(source_namespace(cells, ["outer"], {"times": "jaxlib._jax.ArrayImpl.times"}).outer)
+    hook = {"__getattr__": "jaxlib._jax.ArrayImpl.__getattr__"}
+    with pytest.raises(ProbeError, match=r"runs under `__getattr__`"):
+        source_of(source_namespace([ANSWER], ["outer"], hook).outer)
+    harmless = {"ifrt_device_iterator": "jaxlib._jax.DeviceList.ifrt_device_iterator", "__annotations__": "x"}
+    assert clean([ANSWER]) and "def nb__outer" in source_of(
+        source_namespace([ANSWER], ["outer"], harmless).outer
+    )
+
+
 def test_a_rewrite_names_its_line() -> None:
     with pytest.raises(ProbeError, match=r"code cell 2, line 1"):
         read([ANSWER, "globals()['outer'] = jnp.outer"])

@@ -777,6 +777,24 @@ def _changed_in_place(
     return None
 
 
+_OPERATORS = (
+    "add sub mul matmul truediv floordiv mod divmod pow lshift rshift and xor or lt le eq ne gt ge"
+).split()
+#: Special methods that, added to a class, change what its objects' attributes, calls,
+#: operators, items or conversions do (an added `__annotations__` or `__doc__` changes nothing).
+SPECIAL_METHODS = frozenset(
+    [f"__{op}__" for op in _OPERATORS]
+    + [f"__r{op}__" for op in _OPERATORS]
+    + [f"__i{op}__" for op in _OPERATORS]
+    + [
+        f"__{name}__"
+        for name in (
+            "getattr getattribute call get getitem setitem iter next len bool index int float "
+            "complex neg pos abs invert round contains array array_ufunc array_function jax_array "
+            "array_priority enter exit hash format repr str"
+        ).split()
+    ]
+)
 #: Attributes that hand out an object's class (or classes), into which a write reaches every
 #: object of that class, a library's included.
 CLASS_ATTRIBUTES = frozenset({"__class__", "__mro__", "__bases__", "__base__", "__subclasses__"})
@@ -1090,14 +1108,21 @@ def _read(nb: _Notebook, name: str, added: Mapping[str, str]) -> SourceFunction 
     except RecursionError:
         return f"`{name}` nests too deeply for the grader to read"
     if added:
+        # A special method added to a library's class (`__getattr__`, `__mul__`) changes what
+        # every attribute or operator of its objects does: it counts as read by every function.
+        hooks = {a for a in added if a in SPECIAL_METHODS}
         read = sorted(
-            {n.attr for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Attribute)} & set(added)
+            {n.attr for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Attribute)} & set(added) | hooks
         )
         if read:
+            how = (
+                f"runs under `{read[0]}`, which the notebook added to `{added[read[0]]}`"
+                if read[0] in hooks
+                else f"reads `.{read[0]}`, a name the notebook added to `{added[read[0]]}`"
+            )
             return (
-                f"`{name}` reads `.{read[0]}`, a name the notebook added to `{added[read[0]]}` while it "
-                "ran: the grader reads only what a library itself defines, so call the library's "
-                "function by its own name"
+                f"`{name}` {how} while it ran: the grader reads only what a library itself defines, "
+                "so call the library's function by its own name"
             )
     return SourceFunction(name, text, {})
 
