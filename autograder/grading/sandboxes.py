@@ -11,7 +11,6 @@ import secrets
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from importlib.metadata import version
 from pathlib import Path
 
 from ..config import ROOT, Assignment
@@ -40,9 +39,10 @@ CPU_XLA_FLAGS_CHECKED = {"0.10.2": ("--xla_cpu_use_fusion_emitters=false",)}
 
 
 def cpu_xla_flags() -> str:
-    """The XLA flags of sandboxes on the CPU, for the jaxlib installed here (its version read
-    from the package's metadata, as the reference store's key reads it: no import)."""
-    return " ".join((*CPU_XLA_FLAGS, *CPU_XLA_FLAGS_CHECKED.get(version("jaxlib"), ())))
+    """The XLA flags of sandboxes on the CPU, for the jaxlib installed here."""
+    from jaxlib.version import __version__
+
+    return " ".join((*CPU_XLA_FLAGS, *CPU_XLA_FLAGS_CHECKED.get(__version__, ())))
 
 
 def gpu_count() -> int:
