@@ -375,6 +375,44 @@ def test_separate_scheduler_and_workers_grade_like_jobs_2_with_a_worker_killed(
     assert results(out) == results(baseline)
 
 
+def worker_zygotes(cluster: Cluster) -> dict[str, tuple[int, bool]]:
+    """Worker address -> (its zygote's process id, whether it runs)."""
+
+    def look(dask_worker: Any) -> tuple[int, bool]:
+        from autograder.grading.backends import dask_cluster
+
+        z = dask_cluster._zygotes[dask_worker.address]
+        return z.pid, z.alive()
+
+    return cluster.client.run(look)
+
+
+def test_batches_on_a_running_cluster_share_each_workers_zygote(
+    batch: Path, cluster: Cluster, tmp_path: Path
+) -> None:
+    """A worker imports JAX once, not once per batch: the batch's teardown leaves its zygote
+    running and the next batch forks from it; one that died is started again, and grades."""
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copy(batch / "bob.ipynb", one / "bob.ipynb")
+    for i in range(2):
+        proc = cli(*grade_args(one, tmp_path / f"out{i}", "--scheduler", cluster.address, "--quiet"))
+        assert proc.returncode == 0, proc.stderr
+        assert rows(tmp_path / f"out{i}")["bob.ipynb"]["status"] == "graded"
+        zygotes = worker_zygotes(cluster)
+        assert len(zygotes) == 2 and all(alive for _, alive in zygotes.values()), zygotes
+        if i == 0:
+            first = zygotes
+    assert zygotes == first
+    for pid, _ in zygotes.values():
+        os.kill(pid, signal.SIGKILL)
+    proc = cli(*grade_args(one, tmp_path / "out2", "--scheduler", cluster.address, "--quiet"))
+    assert proc.returncode == 0, proc.stderr
+    assert rows(tmp_path / "out2")["bob.ipynb"]["status"] == "graded"
+    again = worker_zygotes(cluster)
+    assert all(alive for _, alive in again.values()) and not set(again.values()) & set(first.values())
+
+
 def test_a_submission_that_kills_its_worker_every_time_is_one_crashed_row(
     batch: Path, cluster: Cluster, tmp_path: Path
 ) -> None:

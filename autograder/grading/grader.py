@@ -162,13 +162,15 @@ class Grader:
         jobs: int = 1,
         hide: Sequence[str] = (),
         zygote: Zygote | None = None,
+        shared_zygote: bool = False,
         reference: dict[str, ProbeResult] | None = None,
     ):
         """``out``: the batch's folder (sandboxes, the zygote's log and, where the user's cache
         folder cannot be written, the reference store live under it); ``jobs``: sandboxes at
         once; ``hide``: more folders every sandbox sees empty; ``zygote``: one already started
-        (this grader closes it); ``reference``: the reference outputs, when this grader must not
-        run the solution (it has none: a Dask worker's)."""
+        (this grader closes it, unless ``shared_zygote``: a Dask worker's); ``reference``: the
+        reference outputs, when this grader must not run the solution (it has none: a Dask
+        worker's)."""
         self.spec, self.out = spec, out
         self.assignment, self.device, self.seed = spec.assignment, spec.device, spec.seed
         self.questions, self.job, self.notes = spec.questions, spec.job, spec.notes
@@ -180,7 +182,7 @@ class Grader:
             for q, total in self.questions.items()
             for pid, pts in self.probes.points(q, total).items()
         }
-        self.sandboxes = SandboxPool(out, spec.job, jobs=jobs, hide=hide, zygote=zygote)
+        self.sandboxes = SandboxPool(out, spec.job, jobs=jobs, hide=hide, zygote=zygote, shared=shared_zygote)
         self._reference = reference
 
     @classmethod
@@ -217,12 +219,27 @@ class Grader:
 
     @classmethod
     def from_build(
-        cls, build: Mapping[str, Any], out: Path, *, hide: Sequence[str] = (), jobs: int = 1
+        cls,
+        build: Mapping[str, Any],
+        out: Path,
+        *,
+        hide: Sequence[str] = (),
+        jobs: int = 1,
+        shared_zygote: Zygote | None = None,
     ) -> Grader:
         """A grader from another's :meth:`build` alone: it reads no file of the course and never
-        runs the reference."""
+        runs the reference. ``shared_zygote``: its host's, which this grader forks from and
+        leaves running."""
         spec = GradingSpec.from_json(build["spec"])
-        return cls(spec, out, jobs=jobs, hide=hide, reference=decode_results(build["reference"]))
+        return cls(
+            spec,
+            out,
+            jobs=jobs,
+            hide=hide,
+            zygote=shared_zygote,
+            shared_zygote=shared_zygote is not None,
+            reference=decode_results(build["reference"]),
+        )
 
     # -- lifecycle --------------------------------------------------------------------------
 

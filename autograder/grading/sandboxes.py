@@ -90,7 +90,8 @@ def plan_job(
 class SandboxPool:
     """``jobs`` sandbox slots over one zygote (started by the first run, or handed in already
     started so that its imports overlap the caller's), under ``out/.sandbox``. Every sandbox
-    sees the project, ``out`` and ``hide`` as empty folders."""
+    sees the project, ``out`` and ``hide`` as empty folders. A zygote handed in is closed with
+    the pool unless ``shared`` (a Dask worker's, which outlives the batch)."""
 
     def __init__(
         self,
@@ -100,9 +101,10 @@ class SandboxPool:
         jobs: int = 1,
         hide: Sequence[str] = (),
         zygote: Zygote | None = None,
+        shared: bool = False,
     ):
         self.out, self.job, self.hide = out, job, [str(h) for h in hide]
-        self.zygote = zygote
+        self.zygote, self.shared = zygote, shared and zygote is not None
         self._zygote_lock = threading.Lock()
         self._slots: queue.Queue[int] = queue.Queue()
         for slot in range(1, min(jobs, MAX_SANDBOXES) + 1):
@@ -115,16 +117,16 @@ class SandboxPool:
             return self.zygote
 
     def close(self) -> None:
-        if self.zygote is not None:
+        if self.zygote is not None and not self.shared:
             self.zygote.close()
 
     def revive(self) -> None:
         """Forget a zygote that died (killed from outside: the kernel's OOM killer); the next run
-        starts another."""
+        starts another, this pool's own."""
         with self._zygote_lock:
             if self.zygote is not None and not self.zygote.alive():
                 self.zygote.close()
-                self.zygote = None
+                self.zygote, self.shared = None, False
 
     @contextmanager
     def slot(self) -> Iterator[int]:

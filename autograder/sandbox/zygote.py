@@ -252,6 +252,10 @@ class Zygote:
         self._jobs.pop(job_id, None)
         return job.code
 
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
     def alive(self) -> bool:
         """Whether the zygote process still runs (something outside may have killed it)."""
         return self._proc.poll() is None

@@ -9,9 +9,11 @@ read back with :meth:`Record.from_results`). Nothing else moves per task.
   :meth:`Grader.build`: the assignment's settings, probes, stub cells, limits, seed and
   reference outputs, as plain data, and no master notebook. The scheduler hands it to every
   worker, those that join later or restart included; its setup checks that the worker runs the
-  same grader code and libraries, starts the worker's own zygote, and fills that host's public
-  compilation cache if no grader has. Workers read nothing of the instructor's file system:
-  they need this package and the pinned environment installed, nothing else.
+  same grader code and libraries and fills that host's public compilation cache if no grader
+  has. Each worker process keeps one zygote for every batch it grades (:func:`worker_zygote`):
+  a running cluster imports JAX once per worker, not once per batch. Workers read nothing of
+  the instructor's file system: they need this package and the pinned environment installed,
+  nothing else.
 - **Every worker keeps the same rules**: the same :class:`Grader` and sandboxes, the sandbox user
   ids derived from the worker's own process id, and its Dask folder, the instructor's OUT and
   the project hidden from every sandbox. A protection a worker's kernel lacks is named in the
@@ -36,6 +38,7 @@ import platform
 import secrets
 import subprocess
 import sys
+import threading
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import asdict, replace
 from importlib.metadata import PackageNotFoundError, version
@@ -50,6 +53,7 @@ from ...config import ROOT
 from ...probing import shorten
 from ...sandbox import landlock
 from ...sandbox.run import remove_tree
+from ...sandbox.zygote import Zygote
 from ..collect import Submission
 from ..console import Console
 from ..grader import Grader, GradingFailed
@@ -98,6 +102,25 @@ def network_sealed() -> bool:
         return False
 
 
+_zygotes: dict[str, Zygote] = {}
+_zygotes_lock = threading.Lock()
+
+
+def worker_zygote(worker: Any) -> Zygote:
+    """The zygote every batch on ``worker`` forks its sandboxes from: started by the first
+    batch's setup, so that its imports (~2 s) overlap the rest of it, and again if it died. It
+    never runs student code, so batches can share it; it ends with the worker's process (its
+    control socket closes), its log in the worker's own folder, which sandboxes never see."""
+    with _zygotes_lock:
+        zygote = _zygotes.get(worker.address)
+        if zygote is None or not zygote.alive():
+            if zygote is not None:
+                zygote.close()
+            zygote = Zygote(Path(worker.local_directory) / "autograder-zygote.log")
+            _zygotes[worker.address] = zygote
+        return zygote
+
+
 def name_worker(notes: Sequence[str], worker: str) -> list[str]:
     """``notes`` with the worker named where a protection was missing from its sandbox: a
     cluster's machines differ, and the row must say which one graded it that way."""
@@ -119,6 +142,7 @@ class CourseBuild(WorkerPlugin):
 
     def _setup(self, worker: Any) -> None:
         try:
+            zygote = worker_zygote(worker)
             here = environment()
             differ = [
                 f"{k} {here.get(k)} (the instructor's: {v})"
@@ -137,7 +161,11 @@ class CourseBuild(WorkerPlugin):
                 )
             out = Path(worker.local_directory) / self.name
             grader = Grader.from_build(
-                self.build, out, hide=[worker.local_directory, *self.hide], jobs=worker.state.nthreads
+                self.build,
+                out,
+                hide=[worker.local_directory, *self.hide],
+                jobs=worker.state.nthreads,
+                shared_zygote=zygote,
             )
             grader.warm()
             self.grader = grader
@@ -146,7 +174,7 @@ class CourseBuild(WorkerPlugin):
             raise
 
     def teardown(self, worker: Any) -> None:
-        if self.grader is not None:
+        if self.grader is not None:  # the worker's zygote stays for the next batch
             self.grader.__exit__(None, None, None)
             remove_tree(self.grader.out)
             self.grader = None
