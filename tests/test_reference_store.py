@@ -40,6 +40,18 @@ def test_outputs_round_trip_and_a_damaged_file_reads_as_missing(tmp_path: Path) 
     assert store.load(7) is None
 
 
+def test_the_masters_source_readings_are_kept_per_seed_and_per_gates_code(tmp_path: Path) -> None:
+    """The gates' reading of the master is kept beside the outputs; gates of other code (another
+    digest) or another seed never read it, and a damaged file reads as missing (read again)."""
+    store = Store(tmp_path / "01-broadcasting-0123456789abcdef0123")
+    results = {"q2.no_loops": {"ok": True, "outputs": {"loops": 0}}}
+    store.save_sources(results, 7, "a" * 64)
+    assert store.load_sources(7, "a" * 64) == results
+    assert store.load_sources(7, "b" * 64) is None and store.load_sources(8, "a" * 64) is None
+    store.sources_file(7, "a" * 64).write_text("[")
+    assert store.load_sources(7, "a" * 64) is None
+
+
 def test_the_key_names_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
     """An XLA:CPU program is compiled for the CPU it ran on; a shared home folder must not hand
     it to another machine."""

@@ -31,12 +31,14 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import hashlib
 import importlib.machinery
 import importlib.util
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..notebooks import executable_source
 from ..probing import SourceFunction, SourceNamespace
@@ -817,21 +819,25 @@ def _names_a_class(node: ast.AST) -> bool:
     return False
 
 
+def _search_path() -> list[str]:
+    """Where installed modules are found: ``sys.path`` without the current folder (where a
+    notebook could have written one). Handed to the finder, never written into ``sys.path``:
+    other threads import while gates are read."""
+    return [p for p in sys.path if p not in ("", ".")]
+
+
 @functools.cache
 def _is_module(path: str) -> bool:
     """Whether the dotted ``path`` names a module of this Python (``jax.numpy``, not
     ``jax.numpy.outer``), found from the installed files: nothing is imported and the current
-    folder (where a notebook could have written one) is not read. A name the grader has
-    imported for itself counts too."""
+    folder is not read. A name the grader has imported for itself counts too."""
     if not path:
         return False
     if path in sys.modules or path in sys.builtin_module_names:
         return True
     parts = path.split(".")
-    saved = sys.path[:]
     try:
-        sys.path[:] = [p for p in saved if p not in ("", ".")]
-        spec = importlib.machinery.PathFinder.find_spec(parts[0])
+        spec = importlib.machinery.PathFinder.find_spec(parts[0], _search_path())
         for i in range(2, len(parts) + 1):
             if spec is None or not spec.submodule_search_locations:
                 return False
@@ -841,13 +847,11 @@ def _is_module(path: str) -> bool:
         return spec is not None
     except (ImportError, ValueError):
         return False
-    finally:
-        sys.path[:] = saved
 
 
 def _installed(top: str) -> bool:
     """Whether ``top`` is a module of this Python, found without importing it or reading the
-    current folder (where a notebook could have written one)."""
+    current folder."""
     if top in sys.builtin_module_names or top in sys.stdlib_module_names or top in LIBRARY_ROOTS:
         return True
     if top in (
@@ -862,14 +866,7 @@ def _installed(top: str) -> bool:
         "seaborn",
     ):
         return True
-    saved = sys.path[:]
-    try:
-        sys.path[:] = [p for p in saved if p not in ("", ".")]
-        return importlib.util.find_spec(top) is not None
-    except (ImportError, ValueError):
-        return False
-    finally:
-        sys.path[:] = saved
+    return "." not in top and _is_module(top)
 
 
 @dataclass
@@ -1100,39 +1097,61 @@ class _Canon(ast.NodeTransformer):
         return ast.copy_location(self.reader.resolve(node.id, self._pos(), self.unit), node)
 
 
-def _read(nb: _Notebook, name: str, added: Mapping[str, str]) -> SourceFunction | str:
+def _read(nb: _Notebook, name: str) -> SourceFunction | str:
     try:
-        text = _Reader(nb).read(name)
+        return SourceFunction(name, _Reader(nb).read(name), {})
     except GateError as e:
         return f"`{name}` {e}"
     except RecursionError:
         return f"`{name}` nests too deeply for the grader to read"
-    if added:
-        # A special method added to a library's class (`__getattr__`, `__mul__`) changes what
-        # every attribute or operator of its objects does: it counts as read by every function.
-        hooks = {a for a in added if a in SPECIAL_METHODS}
-        read = sorted(
-            {n.attr for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Attribute)} & set(added) | hooks
-        )
-        if read:
-            how = (
-                f"runs under `{read[0]}`, which the notebook added to `{added[read[0]]}`"
-                if read[0] in hooks
-                else f"reads `.{read[0]}`, a name the notebook added to `{added[read[0]]}`"
-            )
-            return (
-                f"`{name}` {how} while it ran: the grader reads only what a library itself defines, "
-                "so call the library's function by its own name"
-            )
-    return SourceFunction(name, text, {})
+
+
+def _unless_added(reading: SourceFunction | str, added: Mapping[str, str]) -> SourceFunction | str:
+    """``reading``, or why it fails: its text reads a name the run added to a library."""
+    if not added or isinstance(reading, str):
+        return reading
+    # A special method added to a library's class (`__getattr__`, `__mul__`) changes what
+    # every attribute or operator of its objects does: it counts as read by every function.
+    hooks = {a for a in added if a in SPECIAL_METHODS}
+    attributes = {n.attr for n in ast.walk(ast.parse(reading.source)) if isinstance(n, ast.Attribute)}
+    read = sorted(attributes & set(added) | hooks)
+    if not read:
+        return reading
+    how = (
+        f"runs under `{read[0]}`, which the notebook added to `{added[read[0]]}`"
+        if read[0] in hooks
+        else f"reads `.{read[0]}`, a name the notebook added to `{added[read[0]]}`"
+    )
+    return (
+        f"`{reading.__name__}` {how} while it ran: the grader reads only what a library itself defines, "
+        "so call the library's function by its own name"
+    )
+
+
+#: What :func:`read_sources` makes of a notebook: each gated function read, or why it cannot be.
+SourceReadings = Mapping[str, SourceFunction | str]
+#: The digest of this module's code: a reading kept between runs (the master's, in the
+#: reference store) is good for the gates that made it.
+GATES_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def read_sources(cells: Sequence[str], functions: Iterable[str]) -> dict[str, SourceFunction | str]:
+    """Each of ``functions`` as a :class:`SourceFunction` holding the canonical text of
+    everything it reaches, or the reason it cannot be read: the part of
+    :func:`source_namespace` that needs only the cells (it can run beside the sandbox)."""
+    nb = _Notebook(cells)
+    return {name: _read(nb, name) for name in functions}
 
 
 def source_namespace(
-    cells: Sequence[str], functions: Iterable[str], added: Mapping[str, str] | None = None
+    cells: Sequence[str] | SourceReadings,
+    functions: Iterable[str],
+    added: Mapping[str, str] | None = None,
 ) -> SourceNamespace:
     """What source probes see of a submission: each of ``functions`` as a :class:`SourceFunction`
     holding the canonical text of everything it reaches, or the reason it cannot be read.
-    ``added`` maps each name the notebook's run added to a library's module or class to where
-    (``{"times": "jax.Array.times"}``): a function that reads one cannot be read as it ran."""
-    nb = _Notebook(cells)
-    return SourceNamespace({name: _read(nb, name, added or {}) for name in functions})
+    ``cells``: the notebook's, or what :func:`read_sources` made of them. ``added`` maps each
+    name the notebook's run added to a library's module or class to where (``{"times":
+    "jax.Array.times"}``): a function that reads one cannot be read as it ran."""
+    readings = cells if isinstance(cells, Mapping) else read_sources(cells, functions)
+    return SourceNamespace({name: _unless_added(readings[name], added or {}) for name in functions})

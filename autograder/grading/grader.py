@@ -28,7 +28,7 @@ from ..sandbox.limits import SandboxLimits
 from ..sandbox.run import RunOutcome, SandboxJob
 from ..sandbox.zygote import Zygote
 from .collect import Submission
-from .gates import source_namespace
+from .gates import GATES_DIGEST, SourceReadings, read_sources, source_namespace
 from .judge import Scoring, judge, make_record
 from .records import Record, disk_full
 from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
@@ -268,18 +268,25 @@ class Grader:
         """Ids of the probes of ``questions`` that run in the sandbox (not the source probes)."""
         return [p.id for p in self.probes.probes if p.question in questions and not p.source]
 
-    def source_results(
-        self, cells: Sequence[str], questions: Collection[str], added: Mapping[str, str] | None = None
-    ) -> dict[str, ProbeResult]:
-        """Outcomes of the source probes of ``questions``, run here on the cells' text;
-        ``added``: names the run added to a library (:attr:`RunOutcome.added`)."""
-        functions = [
+    def gated_functions(self, questions: Collection[str]) -> list[str]:
+        """The functions the source probes of ``questions`` read."""
+        return [
             f
             for q in questions
             if q in self.assignment.questions
             for f in self.assignment.questions[q].functions
         ]
-        ns = source_namespace(cells, functions, added or {})
+
+    def source_results(
+        self,
+        cells: Sequence[str] | SourceReadings,
+        questions: Collection[str],
+        added: Mapping[str, str] | None = None,
+    ) -> dict[str, ProbeResult]:
+        """Outcomes of the source probes of ``questions``, run here on the cells' text (or what
+        :func:`.gates.read_sources` made of it); ``added``: names the run added to a library
+        (:attr:`RunOutcome.added`)."""
+        ns = source_namespace(cells, self.gated_functions(questions), added or {})
         return {
             p.id: decode_run(run_probe(p, ns, probe_seed(self.seed, p.id)))
             for p in self.probes.probes
@@ -328,9 +335,19 @@ class Grader:
                     raise GradingFailed(f"the reference results in {store.path} cannot be read back")
                 prune(store.path.parent, keep=store.path)
             store.touch()
-        outputs.update(self.source_results(self._master_cells(), list(self.questions)))
+            outputs.update(self._master_sources(store))
         self._reference = outputs
         return outputs
+
+    def _master_sources(self, store: Store) -> dict[str, ProbeResult]:
+        """The source probes' outcomes on the master, kept in the store: reading the master's
+        gates takes about a second, which would otherwise stand before every batch's first
+        sandbox (a one-file regrade's included)."""
+        found = store.load_sources(self.seed, GATES_DIGEST)
+        if found is None:
+            found = self.source_results(self._master_cells(), list(self.questions))
+            store.save_sources(found, self.seed, GATES_DIGEST)
+        return found
 
     def _warm_public_cache(self, store: Store) -> None:
         """Fill the compilation cache that submissions read from a run of the student's stub:
@@ -427,11 +444,14 @@ class Grader:
                 [],
             )
         # A failure here is this row's `error`, made once by grade().
-        with self.sandboxes.slot() as slot:
+        with self.sandboxes.slot() as slot, ThreadPoolExecutor(max_workers=1) as beside:
             chosen = sub.graded_on(self.questions)
             cache = self.store.public_xla
+            # The gates read the cells' text while the sandbox runs them; only the names the
+            # run added to a library (known once it ends) are checked after.
+            reading = beside.submit(read_sources, sub.cells, self.gated_functions(chosen))
             outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
-            outcome.results.update(self.source_results(sub.cells, chosen, outcome.added))
+            outcome.results.update(self.source_results(reading.result(), chosen, outcome.added))
         try:
             return judge(sub, outcome, self.reference(), self.scoring)
         except Exception as e:  # noqa: BLE001

@@ -12,6 +12,8 @@ folder may be shared between machines). It holds:
 - ``reference-xla/``: the programs of the reference solution, read and written only by
   reference runs. A submission never sees it: a program there *is* the solution.
 - ``reference-<seed>.json``: the probes' outputs on the reference for one batch seed.
+- ``sources-<seed>-<gates>.json``: the source probes' outcomes on the master for one batch seed,
+  as the grader's gates (the digest of their code) read it.
 
 Only runs of the instructor's own code write a store.
 
@@ -106,12 +108,20 @@ class Store:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
+    def sources_file(self, seed: int, gates: str) -> Path:
+        return self.path / f"sources-{seed}-{gates[:16]}.json"
+
     def load(self, seed: int) -> dict[str, ProbeResult] | None:
         """Every probe's decoded reference outcome for ``seed``, or ``None`` if missing or damaged."""
-        try:
-            return decode_results(json.loads(self.outputs_file(seed).read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None
+        return _read_results(self.outputs_file(seed))
+
+    def load_sources(self, seed: int, gates: str) -> dict[str, ProbeResult] | None:
+        """The source probes' outcomes on the master (:meth:`save_sources`), or ``None``."""
+        return _read_results(self.sources_file(seed, gates))
+
+    def save_sources(self, results: Mapping[str, ProbeResult], seed: int, gates: str) -> None:
+        text = json.dumps(encode_results(results), sort_keys=True)
+        atomic_write(self.sources_file(seed, gates), text, private=True)
 
     def touch(self) -> None:
         """Mark the store as used now, so that :func:`prune` keeps it."""
@@ -124,6 +134,13 @@ class Store:
         atomic_write(
             self.outputs_file(seed), json.dumps(encode_results(outcome.results), sort_keys=True), private=True
         )
+
+
+def _read_results(path: Path) -> dict[str, ProbeResult] | None:
+    try:
+        return decode_results(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def encode_results(results: Mapping[str, ProbeResult]) -> dict[str, Any]:
