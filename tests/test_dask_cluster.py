@@ -218,6 +218,20 @@ def test_a_local_cluster_of_two_workers_grades_like_jobs_2(
     assert (out / "report.html").is_file()
 
 
+def test_a_local_clusters_workers_run_without_the_statistical_profiler() -> None:
+    """Dask's profiler samples every thread's stack every 10 ms in the worker's process, where
+    the grading thread's own Python (judging, reading the gates) competes for the GIL."""
+    from distributed import Client
+
+    from autograder.grading.backends.dask_cluster import local_cluster
+
+    with local_cluster(1) as cluster, Client(cluster, set_as_default=False) as client:
+        import dask
+
+        found = client.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
+    assert list(found.values()) == [False]
+
+
 # -- a scheduler and workers started as separate processes ---------------------------------------
 
 

@@ -338,8 +338,12 @@ def local_cluster(workers: int) -> LocalCluster:
     sandbox at a time per worker, as ``--jobs`` runs one per thread), on the loopback only."""
     # One task per worker thread at a time, none queued behind it: a worker that dies then
     # counts against the submission it was grading only (Dask counts it against every task the
-    # worker held, and lets each be held by dying workers ALLOWED_FAILURES times).
-    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+    # worker held, and lets each be held by dying workers ALLOWED_FAILURES times). No
+    # statistical profiler: it samples every thread's stack every 10 ms in the worker's process,
+    # where the grading thread's own Python (judging, reading the gates) waits for the GIL, and
+    # a task's profile (a wait on its sandbox) tells nothing.
+    settings = {"distributed.scheduler.worker-saturation": 1.0, "distributed.worker.profile.enabled": False}
+    with dask.config.set(settings):
         return LocalCluster(  # type: ignore[no-untyped-call]  # distributed's
             n_workers=workers,
             threads_per_worker=1,
