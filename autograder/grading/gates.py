@@ -33,7 +33,6 @@ import builtins
 import functools
 import hashlib
 import importlib.machinery
-import importlib.util
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -866,7 +865,7 @@ def _installed(top: str) -> bool:
         "seaborn",
     ):
         return True
-    return "." not in top and _is_module(top)
+    return _is_module(top)
 
 
 @dataclass
