@@ -126,6 +126,7 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     from .collect import collect
     from .console import Console, plural, summary_text
     from .grader import Grader, GradingFailed
+    from .parts import parts_for
     from .report import write_feedback, write_report
 
     subs, skipped = collect(submissions, a, course)
@@ -200,6 +201,9 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
                     cpu_devices=options.cpu_devices,
                     seed=seed,
                     jobs=jobs,
+                    # Fewer submissions than slots (a regrade, a late one): each may use the
+                    # slots the others leave idle.
+                    parts=parts_for(jobs, len(todo), limits.memory_mb),
                     zygote=zygote,
                 )
             )

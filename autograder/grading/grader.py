@@ -30,6 +30,7 @@ from ..sandbox.zygote import Zygote
 from .collect import Submission
 from .gates import GATES_DIGEST, SourceReadings, read_sources, source_namespace
 from .judge import Scoring, judge, make_record
+from .parts import MAX_PARTS, merge_outcomes, split_by_question
 from .records import Record, disk_full
 from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
 from .sandboxes import REFERENCE_SLOT, STUB_SLOT, SandboxPool, plan_job
@@ -160,6 +161,7 @@ class Grader:
         out: Path,
         *,
         jobs: int = 1,
+        parts: int = 1,
         hide: Sequence[str] = (),
         zygote: Zygote | None = None,
         shared_zygote: bool = False,
@@ -167,10 +169,11 @@ class Grader:
     ):
         """``out``: the batch's folder (sandboxes, the zygote's log and, where the user's cache
         folder cannot be written, the reference store live under it); ``jobs``: sandboxes at
-        once; ``hide``: more folders every sandbox sees empty; ``zygote``: one already started
-        (this grader closes it, unless ``shared_zygote``: a Dask worker's); ``reference``: the
-        reference outputs, when this grader must not run the solution (it has none: a Dask
-        worker's)."""
+        once; ``parts``: sandboxes one submission may run in at once, where slots are free (on
+        the CPU only: :mod:`.parts`); ``hide``: more folders every sandbox sees empty;
+        ``zygote``: one already started (this grader closes it, unless ``shared_zygote``: a Dask
+        worker's); ``reference``: the reference outputs, when this grader must not run the
+        solution (it has none: a Dask worker's)."""
         self.spec, self.out = spec, out
         self.assignment, self.device, self.seed = spec.assignment, spec.device, spec.seed
         self.questions, self.job, self.notes = spec.questions, spec.job, spec.notes
@@ -184,6 +187,7 @@ class Grader:
         }
         self.sandboxes = SandboxPool(out, spec.job, jobs=jobs, hide=hide, zygote=zygote, shared=shared_zygote)
         self._reference = reference
+        self.parts = max(1, min(parts, MAX_PARTS)) if spec.job["device"] == "cpu" else 1
 
     @classmethod
     def for_course(
@@ -197,6 +201,7 @@ class Grader:
         cpu_devices: int | None = None,
         seed: int,
         jobs: int = 1,
+        parts: int = 1,
         zygote: Zygote | None = None,
     ) -> Grader:
         """The instructor's grader, from the course's files. ``cpu_devices`` below the
@@ -206,7 +211,7 @@ class Grader:
         spec = GradingSpec.for_course(
             course, assignment, device=device, limits=limits, cpu_devices=cpu_devices, seed=seed
         )
-        return cls(spec, out, jobs=jobs, zygote=zygote)
+        return cls(spec, out, jobs=jobs, parts=parts, zygote=zygote)
 
     # -- the course build, for graders elsewhere ------------------------------------------------
 
@@ -263,6 +268,17 @@ class Grader:
             cache,
             writes=writes,
         )
+
+    def _run_parts(self, cells: list[str], slots: list[int], probes: list[str]) -> RunOutcome:
+        """A submission's run in one sandbox per slot, each running the cells and the probes of
+        some questions, merged into the outcome of one (:mod:`.parts`)."""
+        cache = self.store.public_xla
+        groups = split_by_question(probes, {p.id: p.question for p in self.probes.probes}, len(slots))
+        if len(groups) < 2:
+            return self._run(cells, slots[0], probes, cache)
+        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+            runs = [pool.submit(self._run, cells, slot, group, cache) for slot, group in zip(slots, groups)]
+            return merge_outcomes([run.result() for run in runs], probes, self.limits)
 
     def sandbox_probes(self, questions: Collection[str]) -> list[str]:
         """Ids of the probes of ``questions`` that run in the sandbox (not the source probes)."""
@@ -444,13 +460,16 @@ class Grader:
                 [],
             )
         # A failure here is this row's `error`, made once by grade().
-        with self.sandboxes.slot() as slot, ThreadPoolExecutor(max_workers=1) as beside:
+        with (
+            self.sandboxes.slot() as slot,
+            self.sandboxes.spare_slots(self.parts - 1) as spare,
+            ThreadPoolExecutor(max_workers=1) as beside,
+        ):
             chosen = sub.graded_on(self.questions)
-            cache = self.store.public_xla
             # The gates read the cells' text while the sandbox runs them; only the names the
             # run added to a library (known once it ends) are checked after.
             reading = beside.submit(read_sources, sub.cells, self.gated_functions(chosen))
-            outcome = self._run(list(sub.cells), slot, self.sandbox_probes(chosen), cache)
+            outcome = self._run_parts(list(sub.cells), [slot, *spare], self.sandbox_probes(chosen))
             outcome.results.update(self.source_results(reading.result(), chosen, outcome.added))
         try:
             return judge(sub, outcome, self.reference(), self.scoring)

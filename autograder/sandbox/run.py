@@ -67,6 +67,10 @@ class RunOutcome:
     missing: list[str] = field(default_factory=list)
     """protections this platform could not give the sandbox (see sandbox/privileges.py)"""
     seconds: float = 0.0
+    cells_seconds: float = 0.0
+    """from the sandbox's start to the end of its last cell"""
+    probe_costs: dict[str, tuple[float, int]] = field(default_factory=dict)
+    """probe id -> the seconds it took and the bytes of its result, for the run's limits"""
 
 
 class _Ended(Exception):
@@ -281,6 +285,7 @@ class _Conversation:
         meter: Meter,
     ):
         self.conn, self.pid, self.outcome, self.limits, self.meter = conn, pid, outcome, limits, meter
+        self.start = start
         self.total_deadline = start + limits.submission_seconds
         self.step_deadline = min(start + limits.cell_seconds, self.total_deadline)
         self.budget = MAX_RESULT_BYTES
@@ -357,6 +362,7 @@ class _Conversation:
             elif event == "exit":
                 raise _Ended("exited", f"sys.exit() was called in cell {int(msg['index']) + 1}")
             elif event == "executed":
+                outcome.cells_seconds = time.monotonic() - self.start
                 break
             else:
                 raise ValueError(f"unexpected event {event!r}")
@@ -372,7 +378,7 @@ class _Conversation:
             nonce = secrets.token_hex(16)
             outcome.where = probe_id
             self.next_step()
-            start_budget = self.budget
+            start_budget, asked = self.budget, time.monotonic()
             self.conn.send_bytes(json.dumps({"run": probe_id, "nonce": nonce, "seed": probe_seed}).encode())
             msg = self.message()
             if msg.get("event") != "result" or msg.get("id") != probe_id or msg.get("nonce") != nonce:
@@ -401,6 +407,7 @@ class _Conversation:
                     outcome.results[probe_id] = {"ok": True, "outputs": outputs}
             else:
                 outcome.results[probe_id] = {"ok": False, "error": shorten(str(msg.get("error")), 300)}
+            outcome.probe_costs[probe_id] = (time.monotonic() - asked, start_budget - self.budget)
             if outcome.tampered:
                 return
         self.conn.send_bytes(json.dumps({"end": True}).encode())
