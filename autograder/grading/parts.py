@@ -37,7 +37,7 @@ def parts_for(slots: int, submissions: int, memory_mb: int) -> int:
 
 def usable_cpus(cgroups: Path = CGROUPS) -> int:
     """The CPUs this process may keep busy: its affinity, bounded by its cgroup's CPU quota (a
-    container's ``--cpus``, Gradescope's one CPU), which ``os.cpu_count()`` does not see."""
+    container's ``--cpus``), which ``os.cpu_count()`` does not see."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # macOS has no affinity
