@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.config import ROOT, load_course
+from autograder.config import load_course
 from autograder.sandbox.limits import SandboxLimits
 from autograder.sandbox.run import MAX_RESULT_BYTES, RunOutcome
 
@@ -161,8 +161,8 @@ def notebooks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     course = load_course()
     a = course.assignment(A)
     tmp = tmp_path_factory.mktemp("parts")
-    build.build_assignment(a, course, release_root=tmp / "release", build_root=ROOT / "build")
-    reference = nbformat.read(ROOT / "build" / A / "reference.ipynb", as_version=4)
+    build.build_assignment(a, course, release_root=tmp / "release", build_root=tmp / "build")
+    reference = nbformat.read(tmp / "build" / A / "reference.ipynb", as_version=4)
     subs = tmp / "subs"
     subs.mkdir()
     nbformat.write(reference, subs / "reference.ipynb")
