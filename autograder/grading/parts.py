@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..sandbox.limits import SandboxLimits
-from ..sandbox.run import MAX_PROBE_BYTES, MAX_RESULT_BYTES, RunOutcome
+from ..sandbox.run import MAX_PROBE_BYTES, MAX_RESULT_BYTES, RunOutcome, end_with_evidence
 
 #: Parts of one submission at most: each part runs every cell again.
 MAX_PARTS = 2
@@ -154,6 +154,5 @@ def merge_outcomes(outcomes: Sequence[RunOutcome], order: Sequence[str], limits:
         if pid in results:
             merged.results[pid] = results[pid]
             merged.probe_costs[pid] = (took, size)
-    if merged.tampered and merged.ended in ("ok", "crashed"):
-        merged.ended, merged.detail = "tampered", ""
+    end_with_evidence(merged)
     return merged

@@ -86,6 +86,12 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
+def end_with_evidence(outcome: RunOutcome) -> None:
+    """Tampering the sandbox reported ends the run: the evidence says why, not a crash."""
+    if outcome.tampered and outcome.ended in ("ok", "crashed"):
+        outcome.ended, outcome.detail = "tampered", ""
+
+
 def run_sandboxed(
     zygote: Zygote,
     *,
@@ -139,9 +145,7 @@ def run_sandboxed(
                 # The kernel (a cgroup's OOM kill) or the account stopped it: a process of its
                 # own, or the whole sandbox, was over the limit.
                 outcome.ended, outcome.detail, killed_for = "memory", f"{limits.memory_mb} MiB", "memory"
-    if outcome.tampered and outcome.ended in ("ok", "crashed"):
-        # Tampering the sandbox reported ends the run; the evidence says why, not the crash.
-        outcome.ended, outcome.detail = "tampered", ""
+    end_with_evidence(outcome)
     if outcome.ended == "crashed" and killed_for is None:
         if code is not None and code < 0:
             outcome.detail = f"the process died with {_signal_name(code)}"
