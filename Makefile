@@ -3,12 +3,12 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat requirements/lock.txt | cksum | cut -d' ' -f1)
+STAMP  := $(VENV)/.installed-$(shell cat requirements/lock.txt pyproject.toml | cksum | cut -d' ' -f1)
 DEMO   := out/demo
 
-.PHONY: venv demo test test-all lint build validate bench bench-dask bench-single gpu-env clean
+.PHONY: venv demo test test-all lint build validate bench bench-dask bench-single bench-reading gpu-env clean
 
-$(STAMP): requirements/lock.txt
+$(STAMP): requirements/lock.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Python 3.11 or newer is needed (PYTHON=$(PYTHON))"; exit 1; }
 	@echo "Setting up $(VENV) from requirements/lock.txt: about 1.4 GB of packages (JAX, matplotlib,"
@@ -16,6 +16,7 @@ $(STAMP): requirements/lock.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements/lock.txt
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
@@ -23,8 +24,8 @@ venv: $(STAMP)
 
 # grade ends with the gradebook's table and the paths of the gradebook, feedback and report.
 demo: venv
-	$(BIN)/python -m autograder build
-	$(BIN)/python -m autograder grade 01-broadcasting examples/01-broadcasting --out $(DEMO) --regrade --seed 20261123
+	$(BIN)/autograder build
+	$(BIN)/autograder grade 01-broadcasting examples/01-broadcasting --out $(DEMO) --regrade --seed 20261123
 
 # On every core (pytest-xdist); tests that share a costly fixture stay on one worker (tests/conftest.py).
 PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup --no-loadscope-reorder
@@ -41,10 +42,10 @@ lint: venv
 	$(BIN)/ruff check .
 
 build: venv
-	$(BIN)/python -m autograder build
+	$(BIN)/autograder build
 
 validate: venv
-	$(BIN)/python -m autograder validate
+	$(BIN)/autograder validate
 
 # Figure 4 of `make bench` is grading on Dask (2 LocalCluster workers against --jobs 2);
 # `make bench-dask` measures it alone.
@@ -57,6 +58,10 @@ bench-dask: venv
 # Figure 5: one file graded as one command, against `otter run` on it.
 bench-single: venv
 	$(BIN)/python bench/grading_speed.py --single-only
+
+# The gates' bounded reader: the reading bomb and the corpora's notebooks.
+bench-reading: venv
+	$(BIN)/python bench/reading.py
 
 # The GPU grading environment (a Linux machine with an NVIDIA GPU): see docs/instructors.md.
 gpu-env: venv

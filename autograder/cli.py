@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks of internal errors"
     )
     p = _Parser(
-        prog="python -m autograder",
+        prog="autograder",
         description="Build, grade, validate and export the JAX course.",
         parents=[debug],
     )
@@ -113,6 +113,15 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("assignments", nargs="*", help="assignment ids (default: all in course.yml)")
     grading_flags(v)
 
+    r = add(
+        "review",
+        help="list the questions held for your review in OUT, or decide one (kept or broken)",
+    )
+    r.add_argument("out", type=Path, help="the folder `grade` wrote")
+    r.add_argument("submission", nargs="?", help="the submission's name, as in gradebook.csv")
+    r.add_argument("question", nargs="?", help="the held question (q3)")
+    r.add_argument("decision", nargs="?", help="kept or broken: whether the answer keeps the rule")
+
     e = add("export-nbgrader", help="write the course as an nbgrader course directory")
     e.add_argument("out", type=Path)
     return p
@@ -137,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
             from .release import validate
 
             return validate.main(**given)
+        if args.command == "review":
+            from .grading import review
+
+            return review.main(**given)
         if args.command == "export-nbgrader":
             from .release import nbgrader as export_nbgrader
 

@@ -51,12 +51,15 @@ GROUP_SECONDS = {
     "test_export_nbgrader": 65,
     "validate-04-jit": 55,
     "test_gradescope": 25,
-    "test_examples": 15,
 }
 # Single tests that take as long as a group.
 TEST_SECONDS = {
     "test_the_notebook_alone_runs_in_a_fresh_venv_from_student_requirements": 60,
     "test_pmap_on_few_devices": 40,
+    "test_the_readme_grade_command_works_from_the_root_and_elsewhere": 45,
+    "test_make_demo_grades_the_examples_as_written": 25,
+    "test_a_grader_fault_is_an_error_row_logged_and_retried": 20,
+    "test_changed_hidden_tests_regrade_the_rows_they_graded": 20,
     "test_public_checks_pass_on_the_reference_and_name_the_stub": 15,
 }
 # Modules whose tests share module-scoped fixtures. In test_course, the tests parametrized by

@@ -592,6 +592,29 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "graded",
         "full",
     ),
+    # -- Nothing the sandbox says about itself lets a score stand (issue 38). A frame the grader
+    # cannot decode (3 MB of `[`, past JSON's nesting limit) is the sandbox's doing: tampered,
+    # never the grader's error.
+    "malformed_frame": (
+        "import gc, multiprocessing.connection as mc\nfor o in gc.get_objects():\n"
+        "    if isinstance(o, mc.Connection):\n        mc._ConnectionBase.send_bytes(o, b'[' * 3_000_000)",
+        "tampered",
+        "zero",
+    ),
+    # The sandbox's report of names added to a library, silenced on its own connection object,
+    # then a name planted where the reading cannot see it: the gate lists the libraries' names
+    # itself, in a clean process, and cannot tell what `.times` runs (q2 held, never passed).
+    "silence_the_added_names_then_plant": (
+        "import gc, multiprocessing.connection as mc\nfor o in gc.get_objects():\n"
+        "    if isinstance(o, mc.Connection):\n        _real = o.send_bytes\n"
+        "        def _quiet(data, *a, _real=_real, **k):\n"
+        "            return None if b'\"added\"' in bytes(data)[:40] else _real(data, *a, **k)\n"
+        "        o.send_bytes = _quiet\n"
+        "for x in [type(jnp.zeros(1))]:\n    x.times = lambda a, b: jnp.outer(a, b)\n"
+        "def outer(x, y):\n    return jnp.asarray(x).times(y)",
+        ("graded", "tampered"),
+        "not-full",
+    ),
     # -- The sandbox's channel is checked after every cell, not only before the hidden tests: a
     # cell that rewrites the events of the cells after it (an error reported as a plain cell),
     # then puts the channel back, is caught in between.

@@ -69,7 +69,7 @@ def test_gradebook_has_one_row_per_submission_with_the_contract_columns(graded) 
     with open(out / "gradebook.csv", newline="") as f:
         header = next(csv.reader(f))
     questions = list(load_course().assignment(A).questions)
-    assert header == ["submission", *questions, "total", "possible", "status", "message", "student"]
+    assert header == ["submission", *questions, "total", "possible", "status", "message", "student", "review"]
     got = {r["submission"]: (r["status"], float(r["total"])) for r in rows(out)}
     possible = float(rows(out)[0]["possible"])
     assert got["alice.ipynb"] == ("graded", possible)
@@ -680,7 +680,8 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SystemExit, KeyboardInterrupt (raised by code: no SIGINT came) or any BaseException in
-    one submission's grading or recording is that row's `error`; the batch goes on (exit 0)."""
+    one submission's grading or recording is that row's `error`; the batch goes on, and ends
+    saying so with exit status 1 (the grader failed), its causes in OUT/grader.log."""
     from autograder.grading import batch as grade
     from autograder.grading import grader, report
     from autograder.sandbox.run import RunOutcome
@@ -714,7 +715,10 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
     (subs / "dave.ipynb").write_text("{ not json")
     (subs / "erin.ipynb").write_text("{ not json either")
     out = tmp_path / "out"
-    assert grade.main(assignment=A, submissions=subs, out=out, seed=SEED, jobs=2, quiet=True) == 0
+    assert grade.main(assignment=A, submissions=subs, out=out, seed=SEED, jobs=2, quiet=True) == 1
+    log = (out / "grader.log").read_text()
+    assert all(f" {n}.ipynb: " in log for n in ("alice", "bob", "carol", "erin")) and "dave" not in log
+    assert "SystemExit" in log and "Unforeseen" in log
     got = {r["submission"]: (r["status"], r["message"]) for r in rows(out)}
     failed = (
         "The grader failed on this submission ({}); it is not the student's fault, "

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.config import load_course
 from autograder.grading.collect import Submission
-from autograder.grading.records import Record
+from autograder.grading.records import Record, class_submissions, store_cells
 from autograder.grading.report import report_html, write_report
 from autograder.grading.similarity import class_pairs, given_cells, normalised
 
@@ -205,3 +206,27 @@ def test_a_row_without_code_is_not_compared(tmp_path: Path) -> None:
     records = [Record("x.ipynb", "x.ipynb", "0" * 64, "invalid", "bad", {}, 100.0, [], [])]
     write_report(tmp_path, records, A, list(A.questions), [invalid])
     assert "Similar submissions" not in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_late_file_is_compared_with_the_class_graded_before(tmp_path: Path) -> None:
+    """The folder is the class: a run that grades only a late file still compares the whole
+    class, from the code earlier runs kept for the same bytes (never another file's)."""
+    a, b, late = (
+        submission("a.ipynb", HONEST),
+        submission("b.ipynb", RENAMED),
+        submission("late.ipynb", RENAMED),
+    )
+    for s in (a, b):
+        store_cells(tmp_path, s)
+    store_cells(tmp_path, replace(late, fingerprint="f" * 64))  # a resubmission's older bytes
+    records = [
+        Record(s.name, s.key, s.fingerprint, "graded", "ok", {"q1": 20.0}, 100.0, [], [])
+        for s in (a, b, late)
+    ]
+    compared = class_submissions(tmp_path, records, [late])
+    assert [s.name for s in compared] == ["a.ipynb", "b.ipynb", "late.ipynb"]
+    assert compared[2] is late  # this run's own, not the stale kept copy
+    write_report(tmp_path, records, A, list(A.questions), compared)
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    section = page[page.index("<h2>Similar submissions</h2>") : page.index("<h2>Every submission")]
+    assert "a.ipynb" in section and "b.ipynb" in section and "late.ipynb" in section

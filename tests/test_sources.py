@@ -100,6 +100,40 @@ HONEST = {
         "        _scaled[n] = jnp.arange(n) / n\n    return _scaled[n]\n"
         "def outer(x, y):\n    return x[:, None] * y[None, :] * scale(1)[0]\n"
     ],
+    # Issue 38's corpus: each of these failed every gate of its notebook.
+    "a module as a loop's value in a last cell": [
+        ANSWER,
+        "import numpy as np\nfor xp in (np, jnp):\n    print(xp.sum(xp.ones(2)), outer(xp.ones(2), xp.ones(2)))",
+    ],
+    "a module as a default argument": [ANSWER, "def summarize(values, xp=jnp):\n    return xp.mean(values)"],
+    "an optional import that fails": [
+        "try:\n    import wandb\nexcept ImportError:\n    wandb = None\n" + ANSWER,
+        "if wandb is not None:\n    wandb.log({'x': 1})",
+    ],
+    "an exception class the answer raises": [
+        "import jax.numpy as jnp\nclass IncompatibleShapes(ValueError):\n    pass\n"
+        "def outer(x, y):\n    if x.ndim != 1:\n        raise IncompatibleShapes('x must be 1-d')\n"
+        "    return x[:, None] * y[None, :]\n"
+    ],
+    "constants read from a class": [
+        "import jax.numpy as jnp\nclass Const:\n    EPS = 1e-6\n    SCALE = 2.0\n"
+        "def outer(x, y):\n    return Const.SCALE / Const.SCALE * x[:, None] * y[None, :] + 0 * Const.EPS\n"
+    ],
+    "logging before a raise": [
+        "import logging\nimport jax.numpy as jnp\nlog = logging.getLogger(__name__)\n"
+        "def outer(x, y):\n    if x.ndim != 1:\n        logging.warning('x must be 1-d')\n"
+        "        log.error('bad')\n        raise ValueError('x')\n    return x[:, None] * y[None, :]\n"
+    ],
+    "a debug flag read from os.environ": [
+        "import os\nimport jax.numpy as jnp\nDEBUG = os.environ.get('DEBUG') == '1'\n"
+        "def outer(x, y):\n    if DEBUG:\n        print(x.shape)\n    return x[:, None] * y[None, :]\n"
+    ],
+    "a settings dict rewritten with the same values": [
+        "import jax.numpy as jnp\nCFG = {'scale': 1.0}\n"
+        "def outer(x, y):\n    return CFG['scale'] * x[:, None] * y[None, :]\n",
+        "CFG['scale'] = 1.0\nCFG.update({'scale': 1.0})",
+    ],
+    "a docstring set on the answer": [ANSWER, "outer.__doc__ = 'The outer product, by broadcasting.'"],
     "a helper that sets attributes of the notebook's own object": [
         ANSWER,
         "class Box:\n    pass\ndef fill(b):\n    b.value = 1\nbox = Box()\nfill(box)\nfill(Box())",
@@ -159,6 +193,11 @@ ATTACKS = {
     "filled by dict's method kept in a name": "import jax.numpy as jnp\nH = {}\nput = dict.__setitem__\nput(H, 'go', jnp.outer)\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "filled by a helper through its bound method": "import jax.numpy as jnp\nH = {}\ndef fill(d):\n    put = d.__setitem__\n    put('go', jnp.outer)\nfill(H)\ndef outer(x, y):\n    return H['go'](x, y)\n",
     "filled by a function called later": "import jax.numpy as jnp\nH = {}\ndef setup():\n    H['go'] = jnp.outer\nsetup()\ndef outer(x, y):\n    return H['go'](x, y)\n",
+    # Issue 38's bypasses: each scored 100 on the old gates. Bindings come from symtable now.
+    "global in a class body": "import jax.numpy as jnp\ndef outer(x, y):\n    return helper(x, y)\ndef helper(x, y):\n    return x\nclass C:\n    global helper\n    helper = jnp.outer\n",
+    "walrus in a default argument": "import jax.numpy as jnp\ndef outer(x, y):\n    return helper(x, y)\ndef helper(x, y):\n    return x\ndef noop(z=(helper := jnp.outer)):\n    return z\n",
+    "walrus in a class decorator": "import jax.numpy as jnp\ndef outer(x, y):\n    return helper(x, y)\ndef helper(x, y):\n    return x\n@(lambda c: c) if (helper := jnp.outer) else None\nclass C:\n    pass\n",
+    "a name planted into builtins": "import builtins, types, jax.numpy as jnp\ndef outer(x, y):\n    return planted(x, y)\nf = types.FunctionType(compile('import builtins, jax.numpy as j; builtins.planted = j.outer', 'x', 'exec'), {})\nf()\n",
     "setattr on a class": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\nsetattr(type(jnp.zeros(1)), 'times', lambda a, b: jnp.outer(a, b))\n",
 }
 

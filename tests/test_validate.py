@@ -3,6 +3,9 @@ and what it reports."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import nbformat
 import pytest
 
@@ -78,9 +81,18 @@ def test_validate_reports_a_line_per_check_on_stderr_off_a_terminal(
         validate.Check("01-broadcasting", "release is fresh", True, ""),
         validate.Check("01-broadcasting", "x", False, "why"),
     ]
-    monkeypatch.setattr(validate, "validate_assignment", lambda *a, **k: fake)
+
+    def validate_assignment(*a: object, report: Callable[[str], None], **k: object) -> list[validate.Check]:
+        report("ok   release is fresh")  # as each check finishes, before the next one runs
+        report("known-wrong q1_x: loses points (q1 0/20)")
+        report("FAIL x: why")
+        return fake
+
+    monkeypatch.setattr(validate, "validate_assignment", validate_assignment)
     assert validate.main(assignments=["01-broadcasting"], quiet=True) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("validate 01-broadcasting: building")
-    assert "validate 01-broadcasting: ok   release is fresh" in err
-    assert "validate 01-broadcasting: FAIL x: why" in err
+    line = r"validate 01-broadcasting \[ *\d+\.\d s\] "
+    assert re.fullmatch(line + "building, then grading.*", err[0]), err
+    assert re.fullmatch(line + "ok   release is fresh", err[1]), err
+    assert re.fullmatch(line + r"known-wrong q1_x: loses points \(q1 0/20\)", err[2]), err
+    assert re.fullmatch(line + "FAIL x: why", err[3]), err

@@ -26,8 +26,18 @@ from typing import TYPE_CHECKING, Any
 # zygote has started importing beside them.
 from ..errors import UsageError, noting_interrupts, stops_the_batch
 from ..sandbox.zygote import Zygote, start_zygote
-from .options import GradeOptions
-from .records import Record, atomic_write, batch_seed, disk_full, read_record, read_records, write_gradebook
+from .options import GradeOptions, shown
+from .records import (
+    Record,
+    atomic_write,
+    batch_seed,
+    class_submissions,
+    disk_full,
+    read_record,
+    read_records,
+    store_cells,
+    write_gradebook,
+)
 
 if TYPE_CHECKING:
     from ..config import Assignment
@@ -125,9 +135,10 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
             raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
     from .collect import collect
     from .console import Console, plural, summary_text
-    from .grader import Grader, GradingFailed
+    from .grader import Grader, GradingFailed, GradingSpec
     from .parts import parts_for
     from .report import write_feedback, write_report
+    from .review import apply_decisions, read_decisions
 
     subs, skipped = collect(submissions, a, course)
     questions = list(a.questions)
@@ -156,20 +167,32 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     # again (a late submission added, one student regraded) stay in the gradebook and report.
     keys = {s.key for s in subs}
     earlier = sorted((r for r in read_records(out).values() if r.key not in keys), key=lambda r: r.submission)
+    spec = GradingSpec.for_course(
+        course, a, device=device, limits=limits, cpu_devices=options.cpu_devices, seed=seed
+    )
+    graded_with = spec.graded_with
     records: dict[str, Record] = {}
     todo: list[Submission] = []
+    stale = 0
     for s in subs:
-        previous = None if options.regrade else read_record(out, s, s.graded_on(questions), seed)
+        previous = None if options.regrade else read_record(out, s, s.graded_on(questions), seed, graded_with)
         if previous is not None:
             records[s.key] = with_student(out, previous, s.student)
         else:
             todo.append(s)
+            stale += not options.regrade and _graded_before(out, s, graded_with)
     kept = len(subs) - len(todo)
     if todo:
         console.say(
             f"grading {len(todo)} of {plural(len(subs), 'submission')} of {a.id}, "
             + ("on Dask" if options.on_cluster else f"{min(jobs, len(todo))} at a time")
             + (f"; {kept} kept from the previous run (--regrade grades them again)" if kept else "")
+            + (
+                f"; {stale} graded again: the hidden tests, the reference or the grader changed "
+                "since they were graded, or the grader failed on them"
+                if stale
+                else ""
+            )
         )
     elif subs:
         console.say(
@@ -184,6 +207,7 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     def flush() -> None:
         write_gradebook(out / "gradebook.csv", rows(), questions)
 
+    decisions = read_decisions(out)  # the instructor's reviews, applied to rows graded again
     sandboxed = any(not s.problem for s in todo)
     # Started before the grader loads the probes, so that the zygote's imports run beside its own.
     zygote = None if not sandboxed or options.on_cluster else early or start_zygote(out)
@@ -192,14 +216,9 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
             if zygote is not None:
                 stack.callback(zygote.close)  # also if the grader cannot be made
             grader = stack.enter_context(
-                Grader.for_course(
-                    course,
-                    a,
+                Grader(
+                    spec,
                     out,
-                    device=device,
-                    limits=limits,
-                    cpu_devices=options.cpu_devices,
-                    seed=seed,
                     jobs=jobs,
                     # Fewer submissions than slots (a regrade, a late one): each may use the
                     # slots the others leave idle.
@@ -230,10 +249,14 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
             with contextlib.closing(graded):
                 for record in graded:
                     sub = by_key[record.key]
-                    record = _recorded(out, replace(record, student=sub.student), a, grader, sub)
+                    record = replace(record, student=sub.student, graded_with=graded_with)
+                    record = apply_decisions(record, decisions)
+                    record = _recorded(out, record, a, grader, sub)
                     records[record.key] = record
                     flush()
                     progress.update(record)
+                    if options.on_record is not None:
+                        options.on_record(record)
     except GradingFailed as e:
         console.warn(f"grading failed: {e}")
         return 1
@@ -241,13 +264,52 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     for r in records.values():
         if not (out / "feedback" / f"{r.key}.html").exists():
             _guarded(write_feedback, out, r, a)
-    write_report(out, rows(), a, questions, subs)  # subs: the code the similarity section compares
+    for s in subs:
+        if not s.problem:
+            _guarded(store_cells, out, s)
+    # The similarity section compares the whole class in OUT: this run's and earlier runs' code.
+    write_report(out, rows(), a, questions, class_submissions(out, rows(), subs))
     lms_lines = finish(out, rows(), a, roster, options.lms, options.lms_column, console.warn)
     if options.summary and not console.quiet:
         print(summary_text(rows(), questions, out, graded=len(todo), kept=kept + len(earlier)), flush=True)
         if lms_lines:
             print("\n".join(lms_lines), flush=True)
+    faults = [records[s.key] for s in todo if s.key in records and records[s.key].status == "error"]
+    if faults:
+        log = _log_faults(out, faults)
+        console.warn(
+            f"the grader failed on {plural(len(faults), 'submission')} (status error, not the "
+            f"students' fault): the causes are in {log}. Run the same command again to grade "
+            "them again."
+        )
+        return 1
     return 0
+
+
+def _graded_before(out: Path, sub: Submission, graded_with: str) -> bool:
+    """Whether ``out`` holds a row of ``sub``'s bytes that is graded again now because it is
+    stale (other hidden tests, reference or grader) or an ``error`` row."""
+    try:
+        data = json.loads((out / "results" / f"{sub.key}.json").read_text(encoding="utf-8"))
+        x = data["extra_data"]
+        return bool(x["fingerprint"] == sub.fingerprint) and (
+            x.get("graded_with") != graded_with or x.get("status") == "error"
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _log_faults(out: Path, faults: Sequence[Record]) -> Path:
+    """Append the grader's failures to ``OUT/grader.log`` (one line each, with the time); the
+    instructor's record of what went wrong, never shown to students."""
+    import time
+
+    log = out / "grader.log"
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    with open(log, "a", encoding="utf-8") as f:
+        for r in faults:
+            f.write(f"{stamp} {r.submission}: {r.fault or r.message}\n")
+    return log
 
 
 def import_plotting_library() -> None:
@@ -327,7 +389,7 @@ def _make_out(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise UsageError(f"--out {out}: cannot create the folder ({e.strerror or e})") from None
+        raise UsageError(f"--out {shown(out)}: cannot create the folder ({e.strerror or e})") from None
 
 
 def _remove_half_written(out: Path) -> None:

@@ -15,13 +15,27 @@ text and resolves names as Python does when the probes call the function, after 
   reads ``jax.nn.softmax``), notebook names as ``nb__name`` and locals as ``l__name``, so a
   judge's bare name (``log_softmax``) matches the library object, never a student's helper or
   local of that name; annotations are left out (they do not run).
-- **It fails closed**, with a message naming the cell and line, on what it cannot resolve: a name
-  bound inside an ``if``/``for``/``try``, by ``global`` in a function, by a star import or by
-  unpacking; a decorator other than JAX's transformations and ``functools.partial`` of them; a
-  module other than a known library; ``exec``/``eval``; and writes that can rebind a function at
-  run time (``globals()[...] = ``, ``f.__code__ = ``, ``jnp.sum = ``, ``sys.modules`` edits).
-  Reading ``globals()``, ``vars(obj)`` or ``sys.modules`` (``"google.colab" in sys.modules``)
-  is harmless and fails nothing.
+- **Scopes are CPython's own**: a function's locals and every global a statement binds come
+  from :mod:`symtable` (a ``:=`` in a default or a decorator, ``global`` in a class body, a match
+  capture); a binding the reading below does not model is a binding it cannot read.
+- **Classes are namespaces**: a notebook class whose body only names values and defines methods
+  is read like a ``def`` (an exception class the answer raises, ``Const.EPS``).
+- **It proves or asks.** What it cannot resolve gets a message naming the cell and line, and the
+  grader holds the question for the instructor's review (*cannot tell*, never a silent zero): a
+  name bound inside an ``if``/``for``/``try``, by ``global``, by a star import or by unpacking; a
+  decorator other than JAX's transformations and ``functools.partial`` of them; a module that is
+  neither a known library nor an inert standard one (``logging``; ``os.environ`` and a few other
+  names of ``os`` and ``sys``); a name nothing binds and Python does not provide;
+  ``exec``/``eval``; and writes that can rebind a function at run time (``globals()[...] = ``,
+  ``f.__code__ = ``, ``jnp.sum = ``, ``sys.modules`` edits). Reading ``globals()``, ``vars(obj)``
+  or ``sys.modules`` (``"google.colab" in sys.modules``) is harmless and fails nothing, and so is
+  a module used as a value (``for xp in (np, jnp)``) where nothing writes an attribute of an
+  object the notebook cannot name as its own, and a change in place that stores plain data
+  (``CFG["scale"] = 1.0``) or a docstring.
+- :mod:`.reading` runs all of this in a child process with a time and a memory limit, and adds
+  one check that needs the installed libraries (listed by :mod:`.library_names` in a clean
+  process, never by the sandbox): every attribute the answer reads is defined by a library or by
+  the notebook's own objects.
 
 Nothing here imports a module the submission names, or runs any of its code.
 """
@@ -52,6 +66,17 @@ LIBRARY_ROOTS = frozenset(
         "equinox", "haiku", "chex", "matplotlib",
     }
 )  # fmt: skip
+#: Standard modules an answer may use whole: logging, formatting and data helpers that run no
+#: code of the notebook's and compute nothing a rule is about (a gate still reads every call).
+INERT_MODULES = frozenset(
+    {"logging", "datetime", "json", "pprint", "textwrap", "hashlib", "heapq", "bisect", "contextlib", "uuid"}
+)
+#: Modules an answer may read only these names of: settings and facts about the machine, never a
+#: way to run or rebind code (``os.system``, ``sys.modules``).
+PARTIAL_MODULES = {
+    "os": frozenset({"environ", "getenv", "path", "sep", "linesep", "cpu_count", "getpid", "name", "fspath"}),
+    "sys": frozenset({"version", "version_info", "platform", "stdout", "stderr", "maxsize", "float_info"}),
+}
 #: What a gated function may be wrapped in (decorator or call) and still be read as its ``def``.
 WRAPPERS = frozenset(
     {
@@ -113,6 +138,8 @@ READING_METHODS = frozenset(
 )
 
 END = 1 << 40  # the position of "when the probes run": after every cell
+#: Names IPython gives a notebook's namespace without a statement binding them.
+IPYTHON_NAMES = frozenset({"display", "get_ipython", "In", "Out", "_", "__", "___", "exit", "quit"})
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -150,6 +177,8 @@ class GateError(Exception):
 class _Scope:
     names: set[str]
     is_function: bool
+    is_class: bool = False
+    """a class body's names, seen by the body itself but not by the functions inside it"""
 
 
 def _stored_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
@@ -187,7 +216,34 @@ def _stored_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
         stack.extend(ast.iter_child_nodes(n))
 
 
+_LOCALS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+
+
 def _function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """The names local to ``fn`` (its parameters and every name it binds, not those it declares
+    ``global`` or ``nonlocal``), as CPython's own :mod:`symtable` scopes them; memoised."""
+    import symtable
+
+    kept = _LOCALS.get(id(fn))
+    if kept is not None and kept[0] is fn:
+        return set(kept[1])
+    try:
+        source = ast.unparse(fn) if not isinstance(fn, ast.Lambda) else f"_ = {ast.unparse(fn)}"
+        table = symtable.symtable(source, "<function>", "exec").get_children()[0]
+        names = frozenset(
+            s.get_name()
+            for s in table.get_symbols()
+            if (s.is_local() or s.is_parameter()) and not s.is_declared_global() and not s.is_nonlocal()
+        )
+    except (SyntaxError, ValueError, IndexError, RecursionError, MemoryError):
+        names = frozenset(_function_locals_by_hand(fn))  # a `nonlocal` of an enclosing function
+    if len(_LOCALS) > 100_000:
+        _LOCALS.clear()
+    _LOCALS[id(fn)] = (fn, names)
+    return set(names)
+
+
+def _function_locals_by_hand(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
     args = fn.args
     params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
@@ -199,7 +255,10 @@ def _function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) ->
         for sub in _walk_scope(stmt):
             if isinstance(sub, (ast.Global, ast.Nonlocal)):
                 declared.update(sub.names)
-        bound |= {name for name, _ in _stored_names(stmt)}
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(stmt.name)  # a nested def binds its name here; its body is its own
+        else:
+            bound |= {name for name, _ in _stored_names(stmt)}
     return bound - declared
 
 
@@ -212,6 +271,42 @@ def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
         if n is not node and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         stack.extend(ast.iter_child_nodes(n))
+
+
+#: Decorators of a method that the grader reads as the method itself.
+METHOD_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+
+
+def _unreadable_class(node: ast.ClassDef) -> str:
+    """Why the grader cannot read the class ``node`` as a namespace (``""``: it can). A class is
+    read when its body only names values and defines methods: no decorator, metaclass or
+    keyword, no statement that runs code of its own (a loop, an ``if``, ``global``), no ``:=``."""
+    if node.decorator_list:
+        return "with a decorator"
+    if node.keywords:
+        return "with a metaclass or keywords"
+    if getattr(node, "type_params", None):
+        return "with type parameters"
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(not (isinstance(d, ast.Name) and d.id in METHOD_DECORATORS) for d in stmt.decorator_list):
+                return f"whose method `{stmt.name}` has a decorator"
+            args = stmt.args
+            now: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+        elif isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            now = [stmt.value]
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            now = [stmt.value] if stmt.value is not None else []
+        elif isinstance(stmt, ast.Pass) or (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+        ):
+            now = []
+        else:
+            what = _STATEMENT_WORDS.get(type(stmt).__name__, "a statement")
+            return f"whose body holds {what} (line {stmt.lineno})"
+        if any(isinstance(n, (ast.NamedExpr, ast.Lambda)) for v in now for n in ast.walk(v)):
+            return f"whose body binds or hides a name in an expression (line {stmt.lineno})"
+    return ""
 
 
 def _dotted(node: ast.AST) -> list[str] | None:
@@ -248,6 +343,7 @@ class _Notebook:
 
     def __init__(self, cells: Sequence[str]):
         self.bindings: dict[str, list[Binding]] = {}
+        self._changers: dict[tuple[int, str], bool] = {}  # (id of a def, parameter) -> changes it
         self.aliases: dict[str, str] = {}  # every import anywhere: alias -> module path
         self.modules: set[str] = set()  # aliases that name a module, not a function
         trees: list[tuple[int, ast.Module]] = []
@@ -274,6 +370,7 @@ class _Notebook:
             for node in ast.walk(tree):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.functions.setdefault(node.name, []).append(node)
+        self.trees = [tree for _, tree in trees]
         self._collect_aliases(trees)
         #: Global names changed in place (``H["go"] = f``, ``H.append(f)``, ``f.go = g``), with
         #: when (``END``: inside a function), where, and the notebook function whose body does
@@ -283,10 +380,111 @@ class _Notebook:
         for i, tree in trees:
             for stmt in tree.body:
                 pos += 1
+                before = {n for n, bs in self.bindings.items() for b in bs if b.pos in (pos, END)}
                 self._bind(stmt, pos, i)
                 self._scan_dynamic(stmt, pos, i)
                 self._scan_mutations(stmt, pos, i, frozenset(), None)
+                self._bound_unseen(stmt, pos, i, before)
         self._mutated_through_aliases(trees)
+
+    @functools.cached_property
+    def unknown_writes(self) -> list[str]:
+        """Where the notebook writes an attribute (or the namespace) of an object it does not
+        name as its own: not ``self``/``cls`` in a method, a notebook class or function, or a
+        local made by calling a notebook class. A module handed on as a value is harmless
+        without one."""
+        classes = {n for n, bs in self.bindings.items() if any(b.kind == "class" for b in bs)}
+        own = classes | set(self.functions)
+        found: list[str] = []
+
+        def visit(node: ast.AST, safe: set[str]) -> None:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                inner = set(safe)
+                body: list[ast.stmt] = node.body if isinstance(node.body, list) else []
+                made = {
+                    t.id
+                    for st in ast.walk(ast.Module(body=body, type_ignores=[]))
+                    if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call)
+                    and isinstance(st.value.func, ast.Name) and st.value.func.id in classes
+                    for t in st.targets if isinstance(t, ast.Name)
+                }  # fmt: skip
+                for child in ast.iter_child_nodes(node):
+                    visit(child, inner | made)
+                return
+            if isinstance(node, ast.ClassDef):
+                for st in node.body:
+                    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.args.args:
+                        visit(st, safe | {st.args.args[0].arg})
+                    else:
+                        visit(st, safe)
+                return
+            target: ast.AST | None = None
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                target = node.value
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("setattr", "delattr", "vars")
+                and node.args
+            ):
+                target = node.args[0]
+            elif isinstance(node, ast.Attribute) and node.attr in ("__dict__", "__setattr__", "__delattr__"):
+                target = node.value
+            if target is not None:
+                root = _root_name(target)
+                if root is None or root not in (safe | own):
+                    found.append(f"`{ast.unparse(node)[:40]}` (line {getattr(node, 'lineno', 0)})")
+            for child in ast.iter_child_nodes(node):
+                visit(child, safe)
+
+        for tree in self.trees:
+            made = {
+                t.id
+                for st in tree.body
+                if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call)
+                and isinstance(st.value.func, ast.Name) and st.value.func.id in classes
+                for t in st.targets if isinstance(t, ast.Name)
+            }  # fmt: skip
+            visit(tree, made)
+        return found
+
+    def _bound_unseen(self, stmt: ast.stmt, pos: int, cell: int, before: set[str]) -> None:
+        """Every global name CPython's own :mod:`symtable` says ``stmt`` binds, that the model
+        above did not bind (a ``:=`` in a default or a decorator, ``global`` in a class body, a
+        match capture...), is bound in a way the grader does not read: *cannot tell* for any
+        function that reaches it. Complete by construction: symtable is the compiler's."""
+        import symtable
+
+        try:
+            top = symtable.symtable(ast.unparse(stmt), "<cell>", "exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            self._add(
+                Binding(
+                    "*", pos, "opaque", Where(cell, stmt.lineno), why="a statement the grader cannot parse"
+                )
+            )
+            return
+        here = {n for n, bs in self.bindings.items() for b in bs if b.pos in (pos, END)} - before
+        modelled = here | {n for n, bs in self.bindings.items() for b in bs if b.pos == pos}
+        bound = {sym.get_name() for sym in top.get_symbols() if sym.is_assigned() or sym.is_imported()}
+        later: set[str] = set()
+        tables = list(top.get_children())
+        while tables:
+            table = tables.pop()
+            tables.extend(table.get_children())
+            for sym in table.get_symbols():
+                if sym.is_declared_global() and sym.is_assigned():
+                    later.add(sym.get_name())
+        where = Where(cell, stmt.lineno)
+        for name in sorted(bound - modelled - {"*"}):
+            self._add(
+                Binding(
+                    name, pos, "opaque", where, why=f"is bound in a way the grader does not read ({where})"
+                )
+            )
+        for name in sorted(later - {n for n, bs in self.bindings.items() for b in bs if b.pos == END}):
+            why = f"is rebound through `global {name}` inside a function or class ({where})"
+            self._add(Binding(name, END, "opaque", where, why=why))
 
     def _collect_aliases(self, trees: list[tuple[int, ast.Module]]) -> None:
         """``m = jnp`` or ``m = jax.numpy`` (anywhere) makes ``m`` one more name of the module."""
@@ -324,7 +522,11 @@ class _Notebook:
             self._add(Binding(stmt.name, pos, "def", where, stmt))
             return
         if isinstance(stmt, ast.ClassDef):
-            self._add(Binding(stmt.name, pos, "opaque", where, why=f"is a class ({where})"))
+            unread = _unreadable_class(stmt)
+            if unread:
+                self._add(Binding(stmt.name, pos, "opaque", where, why=f"is a class {unread} ({where})"))
+            else:
+                self._add(Binding(stmt.name, pos, "class", where, stmt))
             return
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
@@ -406,7 +608,7 @@ class _Notebook:
                 self._scan_mutations(sub, END, cell, inner, unit)
             return
         root = _changed_in_place(node, self, parent)
-        if root is not None and root not in local:
+        if root is not None and root not in local and not _stores_only_constants(node, parent):
             where = Where(cell, getattr(node, "lineno", 0))
             self.mutated.setdefault(root, []).append((pos, where, unit))
         for child in ast.iter_child_nodes(node):
@@ -612,34 +814,46 @@ class _Notebook:
     def _passed_to_changer(self, node: ast.expr, call: ast.Call, func: str, depth: int = 0) -> bool:
         """Whether the notebook's function ``func`` (any of its definitions) changes in place
         the parameter that ``node`` is passed as in ``call``, itself or through the notebook
-        functions it hands it to (``*args``, ``**kwargs`` and deep chains count as changed)."""
+        functions it hands it to (``*args`` and ``**kwargs`` count as changed). Each
+        (definition, parameter) is read once (memoised): chains of helpers cost time linear in
+        the notebook, and a cycle of calls adds no change of its own."""
         index = next((i for i, a in enumerate(call.args) if a is node), None)
         keyword = next((k.arg for k in call.keywords if k.value is node), None)
         for fn in self.functions.get(func, []):
             params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
             name = params[index] if index is not None and index < len(params) else keyword
-            if name is None or name not in params + [a.arg for a in fn.args.kwonlyargs] or depth > 8:
+            if name is None or name not in params + [a.arg for a in fn.args.kwonlyargs]:
                 return True
-            parents = {child: n for n in ast.walk(fn) for child in ast.iter_child_nodes(n)}
-            for sub in ast.walk(fn):
-                if _changed_in_place(sub, self, parents.get(sub), follow_calls=False) in (name, "*"):
-                    return True
-                if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Name) and sub.value.id == name:
-                    return True  # another name for it, which could be changed instead
-                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "vars":
-                    if sub.args and _root_name(sub.args[0]) == name:
-                        return True
-                if (
-                    isinstance(sub, ast.Call)
-                    and isinstance(sub.func, ast.Name)
-                    and sub.func.id in self.functions
-                ):
-                    for arg in [*sub.args, *(k.value for k in sub.keywords)]:
-                        if _root_name(arg) == name and self._passed_to_changer(
-                            arg, sub, sub.func.id, depth + 1
-                        ):
-                            return True
+            if self._changes_parameter(fn, name):
+                return True
         return False
+
+    def _changes_parameter(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+        key = (id(fn), name)
+        known = self._changers.get(key)
+        if known is not None:
+            return known
+        self._changers[key] = False  # in progress: a call back into it adds nothing new
+        parents = {child: n for n in ast.walk(fn) for child in ast.iter_child_nodes(n)}
+        found = False
+        for sub in ast.walk(fn):
+            if _changed_in_place(sub, self, parents.get(sub), follow_calls=False) in (name, "*"):
+                found = True
+            elif isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Name) and sub.value.id == name:
+                found = True  # another name for it, which could be changed instead
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "vars":
+                found = bool(sub.args) and _root_name(sub.args[0]) == name
+            elif (
+                isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in self.functions
+            ):
+                found = any(
+                    _root_name(arg) == name and self._passed_to_changer(arg, sub, sub.func.id)
+                    for arg in [*sub.args, *(k.value for k in sub.keywords)]
+                )
+            if found:
+                break
+        self._changers[key] = found
+        return found
 
     def _module_escapes(self, node: ast.expr, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
         """A module used as a value: fine where it is read, named again (``m = jnp`` makes ``m``
@@ -664,8 +878,17 @@ class _Notebook:
                 return None
             if defs and not self._passed_to_changer(node, parent, func.id):
                 return None
+        if not self.unknown_writes:
+            # Nothing in the notebook writes an attribute of an object it cannot name (a loop
+            # variable, a parameter): the module can be compared, looped over or handed on, and
+            # nothing can write through it (`for xp in (np, jnp)`, `def f(v, xp=jnp)`).
+            return None
         where = ast.unparse(parent)[:50]
-        return "*", f"`{where}` passes the module `{ast.unparse(node)}` on"
+        first = self.unknown_writes[0]
+        return (
+            "*",
+            f"`{where}` passes the module `{ast.unparse(node)}` on, and {first} could write through it",
+        )
 
     def _escapes(self, node: ast.AST, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
         """A namespace expression used in a way that may write into it (``None``: only read)."""
@@ -742,6 +965,43 @@ def _root_name(node: ast.AST) -> str | None:
 #: Built-in types whose changing methods, reached through the type (``dict.update``), change
 #: their first argument.
 CONTAINER_TYPES = frozenset({"dict", "list", "set", "object", "type", "bytearray"})
+
+
+#: Attributes whose value no code reads to decide what to run.
+DOC_ATTRIBUTES = frozenset({"__doc__", "__name__", "__qualname__", "__module__"})
+
+
+def _constant(node: ast.AST | None) -> bool:
+    """Whether ``node`` is plain data written out (``1.0``, ``-2``, ``'a'``, ``(1, 2)``,
+    ``{'scale': 1.0}``): it holds no code, so storing it changes no rule a gate reads."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _constant(node.operand)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(_constant(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _constant(k) for k in node.keys) and all(
+            _constant(v) for v in node.values
+        )
+    return False
+
+
+def _stores_only_constants(node: ast.AST, parent: ast.AST | None) -> bool:
+    """Whether the change in place at ``node`` stores plain data only (``CFG['scale'] = 1.0``,
+    ``CFG.update({'scale': 1.0})``) or a documentation attribute (``f.__doc__ = ...``)."""
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Attribute) and node.attr in DOC_ATTRIBUTES:
+            return True
+        return isinstance(parent, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and _constant(parent.value)
+    if isinstance(node, ast.Attribute) and isinstance(parent, ast.Call) and parent.func is node:
+        args = [*parent.args, *(k.value for k in parent.keywords)]
+        return (
+            node.attr in ("update", "setdefault", "append", "extend", "insert")
+            and bool(args)
+            and all(_constant(a) for a in args)
+        )
+    return False
 
 
 def _changed_in_place(
@@ -936,7 +1196,7 @@ class _Reader:
         if b.pos in self.done and b.kind != "import":
             return
         self.done.add(b.pos)
-        if b.kind in ("def", "assign"):
+        if b.kind in ("def", "assign", "class"):
             for pos, where, changer in [*self.nb.mutated.get(b.name, []), *self.nb.mutated.get("*", [])]:
                 if pos <= b.pos:
                     continue
@@ -956,6 +1216,9 @@ class _Reader:
             assert b.node is not None
             value = _Canon(self, b).run(b.node)
             self.texts.append(f"{b.canonical} = {ast.unparse(value)}")
+        elif b.kind == "class":
+            assert isinstance(b.node, ast.ClassDef)
+            self.texts.append(ast.unparse(_Canon(self, b).run(b.node)))
 
     def _check_decorator(self, deco: ast.expr, b: Binding) -> None:
         node = deco.func if isinstance(deco, ast.Call) else deco
@@ -984,14 +1247,31 @@ class _Reader:
                         "the grader cannot see what it calls: name the function directly"
                     )
                 return ast.Name(name, ast.Load())
-            return ast.Name(f"nb__{name}__undefined", ast.Load())
+            if name in IPYTHON_NAMES:
+                return ast.Name(f"nb__{name}__undefined", ast.Load())
+            # Nothing in the notebook binds it and a clean interpreter has no such builtin: what
+            # it names was planted at run time (into builtins, say), where no reading can see.
+            raise GateError(
+                f"reads `{name}` ({unit.where}), which nothing in the notebook binds and Python does not "
+                "provide; the grader cannot tell what it runs"
+            )
         if b.kind == "opaque":
             if b.name == "*":
                 raise GateError(f"cannot be read as written: {b.why}; remove that line")
             raise GateError(f"reaches `{name}`, which {b.why}")
         if b.kind == "import":
             top = b.module.split(".")[0]
-            if top not in LIBRARY_ROOTS:
+            partial = PARTIAL_MODULES.get(top)
+            if partial is not None and b.module.count(".") and b.module.split(".")[1] in partial:
+                pass  # `from os import environ`: a name of the module that changes no rule
+            elif partial is not None:
+                raise GateError(
+                    f"reaches `{name}`, the module `{top}` ({b.where}) as a whole; the grader reads only "
+                    f"{', '.join(f'`{top}.{a}`' for a in sorted(partial))} of it"
+                )
+            elif top in INERT_MODULES and _installed(top):
+                pass
+            elif top not in LIBRARY_ROOTS:
                 raise GateError(
                     f"reaches `{name}` from the module `{b.module}` ({b.where}), which the grader does not "
                     "read; use JAX or NumPy, or write the helper in the notebook"
@@ -1063,7 +1343,29 @@ class _Canon(ast.NodeTransformer):
         return ast.Assign([self.visit(node.target)], self.visit(node.value))
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:  # noqa: N802
-        raise GateError(f"defines a class inside it ({self.unit.where}), which the grader does not read")
+        if node is not self.root:
+            raise GateError(f"defines a class inside it ({self.unit.where}), which the grader does not read")
+        # A notebook class read as a namespace (see _unreadable_class): its bases and values where
+        # it stands, its methods when called. The body sees its own names; its methods do not.
+        node.name = self.unit.canonical
+        node.bases = [self.visit(b) for b in node.bases]
+        own = {
+            t.id
+            for st in node.body
+            if isinstance(st, ast.Assign)
+            for t in st.targets
+            if isinstance(t, ast.Name)
+        }
+        own |= {
+            st.target.id
+            for st in node.body
+            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
+        }
+        own |= {st.name for st in node.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.scopes.append(_Scope(own, False, is_class=True))
+        node.body = [self.visit(st) for st in node.body]
+        self.scopes.pop()
+        return node
 
     def _comprehension(self, node: ast.AST) -> ast.AST:
         assert isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
@@ -1087,8 +1389,32 @@ class _Canon(ast.NodeTransformer):
     def visit_Global(self, node: ast.Global) -> ast.AST:  # noqa: N802
         return node
 
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:  # noqa: N802
+        # `os.environ.get(...)`: a module read only through the names that change no rule.
+        parts = _dotted(node)
+        if (
+            parts
+            and isinstance(node.ctx, ast.Load)
+            and not any(parts[0] in sc.names for sc in self.scopes if not sc.is_class)
+        ):
+            b = self.reader.nb.visible(parts[0], self._pos())
+            if b is not None and b.kind == "import" and b.module in PARTIAL_MODULES:
+                if parts[1] not in PARTIAL_MODULES[b.module]:
+                    names = ", ".join(f"`{b.module}.{a}`" for a in sorted(PARTIAL_MODULES[b.module]))
+                    raise GateError(
+                        f"reads `{b.module}.{parts[1]}` ({self.unit.where}); the grader reads only "
+                        f"{names} of `{b.module}`"
+                    )
+                out: ast.expr = ast.Name(b.module, ast.Load())
+                for part in parts[1:]:
+                    out = ast.Attribute(out, part, ast.Load())
+                return ast.copy_location(out, node)
+        return self.generic_visit(node)
+
     def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802
-        for scope in reversed(self.scopes):
+        for i, scope in enumerate(reversed(self.scopes)):
+            if scope.is_class and i > 0:
+                continue  # a class body's names are not seen from the functions inside it
             if node.id in scope.names:
                 return ast.copy_location(ast.Name(f"l__{node.id}", node.ctx), node)
         if not isinstance(node.ctx, ast.Load):

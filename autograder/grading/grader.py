@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, cast
@@ -28,10 +28,11 @@ from ..sandbox.limits import SandboxLimits
 from ..sandbox.run import RunOutcome, SandboxJob
 from ..sandbox.zygote import Zygote
 from .collect import Submission
-from .gates import GATES_DIGEST, SourceReadings, read_sources, source_namespace
+from .gates import GATES_DIGEST, SourceReadings, source_namespace
 from .judge import Scoring, judge, make_record
 from .parts import MAX_PARTS, merge_outcomes, split_by_question
-from .records import Record, disk_full
+from .reading import read_bounded
+from .records import Record, disk_full, fault_text
 from .reference import Store, cache_root, decode_results, encode_results, host_key, prune
 from .sandboxes import REFERENCE_SLOT, STUB_SLOT, SandboxPool, plan_job
 
@@ -40,6 +41,19 @@ from .sandboxes import REFERENCE_SLOT, STUB_SLOT, SandboxPool, plan_job
 #: any of it makes a new store; grading's own modules (gates, judges) read the outputs afresh.
 PACKAGE = Path(__file__).resolve().parent.parent
 RUNS_THE_REFERENCE = ("probing", "sandbox", "notebooks.py")
+
+
+@functools.cache
+def grader_code_digest() -> str:
+    """sha256 of the package's Python source: a change to any of it may change a grade."""
+    h = hashlib.sha256()
+    for f in sorted(PACKAGE.rglob("*.py")):
+        h.update(f"{f.relative_to(PACKAGE)}\0".encode() + f.read_bytes())
+    return h.hexdigest()
+
+
+#: The most characters of a submission's code a held question carries to the instructor's review.
+MAX_REVIEW_CODE = 20_000
 
 
 class GradingFailed(Exception):
@@ -118,6 +132,21 @@ class GradingSpec:
             store_digests=[hashlib.sha256(part).hexdigest() for part in parts],
             master_cells=cells,
         )
+
+    @property
+    def graded_with(self) -> str:
+        """A digest of everything a row's grade depends on: the reference's inputs (master,
+        hidden tests, the sandbox's code, the job, JAX's version), the points and limits, and
+        the grader's own code (gates and judges included). A row recorded with another digest
+        is stale (:func:`.records.read_record`)."""
+        h = hashlib.sha256()
+        for part in (
+            *self.store_digests,
+            grader_code_digest(),
+            json.dumps([self.questions, asdict(self.limits)], sort_keys=True),
+        ):
+            h.update(part.encode())
+        return h.hexdigest()[:20]
 
     def to_json(self) -> dict[str, Any]:
         """This spec without the reference solution, as JSON-able data."""
@@ -309,6 +338,19 @@ class Grader:
             if p.source and p.question in questions
         }
 
+    def held(
+        self, readings: SourceReadings, questions: Collection[str], added: Mapping[str, str], sub: Submission
+    ) -> dict[str, tuple[str, str]]:
+        """The source probes of ``questions`` whose function the gates could not read (their
+        verdict is *cannot tell*), each with why and the code the instructor will read."""
+        ns = source_namespace(readings, self.gated_functions(questions), added)
+        code = "\n\n".join(c for c in sub.cells if c.strip())[:MAX_REVIEW_CODE]
+        return {
+            p.id: (why, code)
+            for p in self.probes.probes
+            if p.source and p.question in questions and (why := ns.why(p.function)) is not None
+        }
+
     # -- reference ----------------------------------------------------------------------------
 
     @property
@@ -437,7 +479,7 @@ class Grader:
         except BaseException as e:
             if stops_the_batch(e) or disk_full(e):
                 raise
-            return make_record(
+            record = make_record(
                 self.scoring,
                 sub,
                 "error",
@@ -446,6 +488,7 @@ class Grader:
                 {},
                 [],
             )
+            return replace(record, fault=fault_text(e))
 
     def _grade(self, sub: Submission) -> Record:
         if sub.grader_fault:
@@ -468,13 +511,20 @@ class Grader:
             chosen = sub.graded_on(self.questions)
             # The gates read the cells' text while the sandbox runs them; only the names the
             # run added to a library (known once it ends) are checked after.
-            reading = beside.submit(read_sources, sub.cells, self.gated_functions(chosen))
+            reading = beside.submit(read_bounded, sub.cells, self.gated_functions(chosen))
             outcome = self._run_parts(list(sub.cells), [slot, *spare], self.sandbox_probes(chosen))
-            outcome.results.update(self.source_results(reading.result(), chosen, outcome.added))
+            readings = reading.result()
+            outcome.results.update(self.source_results(readings, chosen, outcome.added))
         try:
-            return judge(sub, outcome, self.reference(), self.scoring)
+            return judge(
+                sub,
+                outcome,
+                self.reference(),
+                self.scoring,
+                held=self.held(readings, chosen, outcome.added, sub),
+            )
         except Exception as e:  # noqa: BLE001
-            return make_record(
+            record = make_record(
                 self.scoring,
                 sub,
                 "error",
@@ -483,3 +533,4 @@ class Grader:
                 {},
                 [],
             )
+            return replace(record, fault=fault_text(e))

@@ -56,14 +56,29 @@ STATUS_OF_END: dict[Ended, Status] = {
     "crashed": "crashed",
     "exited": "crashed",
     "tampered": "tampered",
+    "fault": "error",
 }
 
 
 def judge(
-    sub: Submission, outcome: RunOutcome, reference: Mapping[str, ProbeResult], scoring: Scoring
+    sub: Submission,
+    outcome: RunOutcome,
+    reference: Mapping[str, ProbeResult],
+    scoring: Scoring,
+    held: Mapping[str, tuple[str, str]] | None = None,
 ) -> Record:
     """The record of ``sub`` from how its sandbox run ended and the reference's outputs: the
-    last step of grading, and a pure one (no sandbox, no file; ``outcome`` is not changed)."""
+    last step of grading, and a pure one (no sandbox, no file; ``outcome`` is not changed).
+
+    ``held``: source probes (run by the grader on the cells' text) whose function the grader
+    could not read, each with why and the code it read: their verdict is *cannot tell*. A
+    question with one is held for the instructor's review when the rule's verdict would change
+    its score (its other tests pass); it scores 0 until then, and never silently."""
+    held = {
+        pid: why
+        for pid, why in (held or {}).items()
+        if pid in {p.id for p in scoring.probes.probes if p.source}
+    }
     # Read before bounding: a long error may lose the words that say memory ran out.
     out_of_memory = [
         pid
@@ -76,6 +91,20 @@ def judge(
     ref = reference
     chosen = sub.graded_on(scoring.questions)
     notes = [f"the sandbox lacked: {', '.join(outcome.missing)}"] if outcome.missing else []
+    if outcome.ended == "fault":
+        # The sandbox failed before the first cell: nothing of the student's ran. The cause is
+        # the instructor's to read (OUT/grader.log), not the student's.
+        record = make_record(
+            scoring,
+            sub,
+            "error",
+            "The grader could not start this submission's sandbox; it is not the student's fault, "
+            "and grading it again may succeed.",
+            {},
+            [],
+            notes,
+        )
+        return replace(record, fault=outcome.detail or "the sandbox failed before the first cell")
     if outcome.tampered:
         evidence = shorten("; ".join(outcome.tampered[:3]), 300)
         return make_record(
@@ -137,8 +166,30 @@ def judge(
     questions: dict[str, float] = {}
     tests: list[dict[str, Any]] = []
     first_problem: dict[str, str] = {}
+    review: dict[str, dict[str, Any]] = {}
     for q in chosen:
         probes = scoring.probes.for_question(q)
+        asked = {p.id: held[p.id] for p in probes if p.id in held}
+        if asked and q not in not_run:
+            if_kept, _ = score_question(probes, scoring.points, {**problems, **dict.fromkeys(asked)})
+            if if_kept > 0:
+                reason, code = next(iter(asked.values()))
+                review[q] = {"reason": reason, "points": if_kept, "code": code}
+                questions[q] = 0.0
+                first_problem[q] = f"{q} is held for the instructor's review: {reason}"
+                for p in probes:
+                    tests.append(
+                        hidden_test_entry(
+                            p,
+                            0.0,
+                            scoring.points[p.id],
+                            "failed" if p.id in asked or problems[p.id] else "passed",
+                            f"held for the instructor's review: {asked[p.id][0]}"
+                            if p.id in asked
+                            else (problems[p.id] or "passed; the question waits for the instructor's review"),
+                        )
+                    )
+                continue
         earned, messages = score_question(probes, scoring.points, problems)
         questions[q] = 0.0 if q in not_run else earned
         if messages:
@@ -157,7 +208,7 @@ def judge(
                     or ("passed, but a requirement of this question failed" if gate_failed else "passed"),
                 )
             )
-    lost = [q for q in chosen if questions[q] < scoring.questions[q]]
+    lost = [q for q in chosen if questions[q] < scoring.questions[q] and q not in review]
 
     status = STATUS_OF_END[outcome.ended]
     if not lost:
@@ -165,6 +216,14 @@ def judge(
     else:
         first = next((first_problem[q] for q in lost if q in first_problem), "")
         message = f"Lost points on {', '.join(lost)}. First problem: {first}"
+    if review:
+        message = (
+            f"{', '.join(review)} {'is' if len(review) == 1 else 'are'} held for the instructor's review: "
+            "the grader could not check a rule of the question from the code, so a person will read it; "
+            "those points wait for that review. "
+            + ("" if lost else "Every other hidden test passed.")
+            + ("" if not lost else message)
+        )
     if status != "graded":
         graded = [q for q in chosen if q not in not_run]
         message = (
@@ -174,7 +233,8 @@ def judge(
             + message
         )
     notes = list(sub.notes) + notes + [f"cell {i} raised: {e}" for i, e in outcome.cell_errors[:5]]
-    return make_record(scoring, sub, status, message, questions, tests, notes)
+    record = make_record(scoring, sub, status, message, questions, tests, notes)
+    return replace(record, review=review) if review else record
 
 
 def hidden_test_entry(

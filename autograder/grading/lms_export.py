@@ -155,6 +155,7 @@ def finish(
     """Write ``missing.csv`` (with a roster) and each LMS's import file; the summary's lines
     about them. A row an import file leaves out is a warning."""
     lines = []
+    _remember(out, roster, systems, column)
     if roster is not None:
         absent = write_missing(out, records, roster)
         total = len(roster.students)
@@ -180,4 +181,39 @@ def finish(
                 f"{path.name}: {left_out} rows left out, their student has no {needs}; give --roster "
                 "with those columns"
             )
+    pending = sum(len(r.pending) for r in records)
+    if pending and systems:
+        warn(
+            f"{pending} question{'s are' if pending != 1 else ' is'} held for your review and score 0 in the "
+            f"import files until you decide: `autograder review {out}` lists them"
+        )
     return lines
+
+
+def _remember(out: Path, roster: Roster | None, systems: Sequence[str], column: str | None) -> None:
+    """What made the import files (the roster's path, the LMSs, the column), for
+    :func:`rewrite_imports` after an instructor's review."""
+    import json
+
+    data = {
+        "roster": str(roster.path) if roster is not None else None,
+        "lms": list(systems),
+        "column": column,
+    }
+    atomic_write(out / ".cache" / "exports.json", json.dumps(data) + "\n")
+
+
+def rewrite_imports(
+    out: Path, records: Sequence[Record], assignment: Assignment, warn: Callable[[str], None]
+) -> list[str]:
+    """Write the import files again as the last ``grade`` into ``out`` asked for them."""
+    import json
+
+    from .lms import read_roster
+
+    try:
+        data = json.loads((out / ".cache" / "exports.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    roster = read_roster(Path(data["roster"])) if data.get("roster") else None
+    return finish(out, records, assignment, roster, list(data.get("lms") or []), data.get("column"), warn)

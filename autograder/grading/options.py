@@ -4,7 +4,8 @@ the Gradescope runtime and tests all build a :class:`GradeOptions` (through
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import os
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,22 @@ from ..sandbox.limits import MAX_SANDBOXES, SandboxLimits
 
 if TYPE_CHECKING:
     from ..config import Course
+    from .records import Record
+
+
+def absolute(path: Path | str) -> Path:
+    """``path`` from the working folder, ``~`` expanded; links are kept (not resolved), so that
+    what the path names is checked where it is read."""
+    return Path(os.path.abspath(Path(path).expanduser()))
+
+
+def shown(path: Path) -> str:
+    """``path`` as a message names it: relative to the working folder when it lies inside it
+    (as the user most likely typed it), else in full."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 @dataclass(frozen=True)
@@ -46,6 +63,18 @@ class GradeOptions:
     """the LMSs to write an import file for (:mod:`autograder.grading.lms_export`)"""
     lms_column: str | None = None
     """the grade column's name in those files (default: from the assignment's title)"""
+    on_record: Callable[[Record], None] | None = None
+    """called with each record as soon as it is written (``validate`` reports each known-wrong
+    answer as it finishes)"""
+
+    def __post_init__(self) -> None:
+        # Resolved once, here, where every caller's paths arrive: a relative path means the
+        # folder it names from where the command was typed, and the sandbox, which changes its
+        # working folder and root, must never see one.
+        for name in ("submissions", "out", "roster"):
+            path = getattr(self, name)
+            if path is not None:
+                object.__setattr__(self, name, absolute(path))
 
     @property
     def on_cluster(self) -> bool:
@@ -54,7 +83,7 @@ class GradeOptions:
     def check(self) -> None:
         """Usage errors (exit status 2) that need nothing but the options themselves."""
         if self.out.exists() and not self.out.is_dir():
-            raise UsageError(f"--out {self.out}: not a folder (a file has that name)")
+            raise UsageError(f"--out {shown(self.out)}: not a folder (a file has that name)")
         for flag, value in (("--jobs", self.jobs), ("--cpu-devices", self.cpu_devices)):
             if value is not None and value < 1:
                 raise UsageError(f"{flag} {value}: must be at least 1")

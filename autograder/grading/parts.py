@@ -98,6 +98,9 @@ def merge_outcomes(outcomes: Sequence[RunOutcome], order: Sequence[str], limits:
     ``outcomes``: parts that each ran the cells and then their own probes in ``order``'s order.
     The first part's cells speak for all (they are the same cells)."""
     position = {pid: i for i, pid in enumerate(order)}
+    faults = [o for o in outcomes if o.ended == "fault"]
+    if faults:
+        return faults[0]  # a part that could not start: the grader's failure, retried whole
 
     def stop(o: RunOutcome) -> float:
         """Where in one sandbox's run this part's stop would have come."""

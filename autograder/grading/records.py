@@ -15,7 +15,7 @@ import json
 import os
 import secrets
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -49,6 +49,23 @@ class Record:
     student: str = ""
     """who it is from: the roster's id (``grade --roster``), else the identifier the LMS's
     download names (:mod:`autograder.grading.lms`), else empty"""
+    graded_with: str = ""
+    """the digest of what graded it (hidden tests, reference, grader code, environment:
+    :attr:`autograder.grading.grader.GradingSpec.graded_with`); a row graded with other ones is
+    stale, and the next run into its folder grades it again"""
+    fault: str = ""
+    """for an ``error`` row: the grader's own failure, as the instructor's log shows it
+    (``OUT/grader.log``); never shown to the student"""
+    review: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """questions whose rule the grader could not decide from the code (a gate's *cannot tell*),
+    held for the instructor: question -> ``reason``, ``points`` (what it scores if the rule is
+    kept), ``code`` (the cells it read) and, once decided (``autograder review``), ``decision``
+    (``kept`` or ``broken``). A held question scores 0 until it is decided."""
+
+    @property
+    def pending(self) -> list[str]:
+        """Questions held for review and not yet decided."""
+        return [q for q, r in self.review.items() if "decision" not in r]
 
     @property
     def total(self) -> float:
@@ -70,6 +87,9 @@ class Record:
                 "notes": self.notes,
                 "seed": self.seed,
                 "student": self.student,
+                "graded_with": self.graded_with,
+                **({"fault": self.fault} if self.fault else {}),
+                **({"review": self.review} if self.review else {}),
             },
         }
 
@@ -88,7 +108,20 @@ class Record:
             list(x.get("notes", [])),
             x.get("seed"),
             str(x.get("student") or ""),
+            str(x.get("graded_with") or ""),
+            str(x.get("fault") or ""),
+            {str(q): dict(r) for q, r in (x.get("review") or {}).items()},
         )
+
+
+def fault_text(e: BaseException) -> str:
+    """The grader's own failure ``e`` as one line of its log: the exception and where it was
+    raised (the last frame of the traceback)."""
+    import traceback
+
+    frames = traceback.extract_tb(e.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
+    return " ".join(f"{type(e).__name__}: {e}{where}".split())[:1000]
 
 
 def _process_umask() -> int:
@@ -141,10 +174,11 @@ def csv_text(text: str) -> str:
 
 def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> None:
     """One row per record: the contract's columns (submission, the questions, total, possible,
-    status, message), then ``student`` (empty where neither the download nor a roster names one)."""
+    status, message), then ``student`` (empty where neither the download nor a roster names one)
+    and ``review`` (the questions held for the instructor's review and not yet decided)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", *questions, "total", "possible", "status", "message", "student"])
+    w.writerow(["submission", *questions, "total", "possible", "status", "message", "student", "review"])
     for r in records:
         w.writerow(
             [
@@ -155,6 +189,7 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
                 r.status,
                 csv_text(r.message),
                 csv_text(r.student),
+                " ".join(r.pending),
             ]
         )
     atomic_write(path, buf.getvalue())
@@ -169,22 +204,32 @@ def read_records(out: Path) -> dict[str, Record]:
     return {r.submission: r for r in records}
 
 
-def read_record(out: Path, sub: Submission, questions: list[str], seed: int) -> Record | None:
+def read_record(
+    out: Path, sub: Submission, questions: list[str], seed: int, graded_with: str
+) -> Record | None:
     """The record a previous run wrote for ``sub``, if it graded the same bytes on the same
-    ``questions`` with the same ``seed``; ``None`` (grade it again) otherwise, a damaged file
-    included."""
+    ``questions`` with the same ``seed`` and the same hidden tests, reference and grader
+    (``graded_with``); ``None`` (grade it again) otherwise: a stale row, an ``error`` row (the
+    grader's fault, retried) and a damaged file included."""
     path = out / "results" / f"{sub.key}.json"
     try:
         record = Record.from_results(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    same = (record.fingerprint, record.submission, set(record.questions), record.seed) == (
+    same = (
+        record.fingerprint,
+        record.submission,
+        set(record.questions),
+        record.seed,
+        record.graded_with,
+    ) == (
         sub.fingerprint,
         sub.name,
         set(questions),
         seed,
+        graded_with,
     )
-    return record if same else None
+    return record if same and record.status != "error" else None
 
 
 def batch_seed(out: Path, seed: int | None, assignment: str | None = None) -> int:
@@ -216,3 +261,34 @@ def batch_seed(out: Path, seed: int | None, assignment: str | None = None) -> in
         entry["assignment"] = assignment or held
     atomic_write(path, json.dumps(entry) + "\n")
     return seed
+
+
+def store_cells(out: Path, sub: Submission) -> None:
+    """Keep ``sub``'s cells under ``OUT/.cache/cells/`` (private): the class report's similarity
+    section compares every submission of the folder, those graded by earlier runs included."""
+    atomic_write(
+        out / ".cache" / "cells" / f"{sub.key}.json",
+        json.dumps({"name": sub.name, "fingerprint": sub.fingerprint, "cells": list(sub.cells)}),
+        private=True,
+    )
+
+
+def class_submissions(out: Path, records: list[Record], graded_now: list[Submission]) -> list[Submission]:
+    """The submissions behind ``records`` whose code can be compared: this run's, then those
+    earlier runs kept (:func:`store_cells`) for the same bytes."""
+    from .collect import Submission
+
+    now = {s.name: s for s in graded_now}
+    found: list[Submission] = []
+    for r in records:
+        if r.submission in now:
+            found.append(now[r.submission])
+            continue
+        try:
+            data = json.loads((out / ".cache" / "cells" / f"{r.key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("fingerprint") == r.fingerprint:
+            cells = tuple(str(c) for c in data.get("cells", []))
+            found.append(Submission(r.submission, r.key, r.fingerprint, cells))
+    return found

@@ -17,6 +17,7 @@ import base64
 import html
 import io
 import re
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -110,11 +111,24 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
         for t in passed
     )
     notes = "".join(f"<li>{e(n)}</li>" for n in record.notes)
+    held = "".join(
+        f"<div class=fix><p><b>{e(q)}</b>: "
+        + (
+            f"a person will read this question's code ({points(r['points'])} points wait for that "
+            "review). The grader could not check one of its rules from the code: "
+            if "decision" not in r
+            else f"reviewed by your instructor: the rule was {r['decision']}. "
+            "The grader had not been able to check it: "
+        )
+        + f"{message_html(str(r['reason']))}</p></div>"
+        for q, r in record.review.items()
+    )
     body = (
         f"<h1>{e(assignment.id)}: {e(assignment.title)}</h1>"
         f"<p>Submission <code>{e(record.submission)}</code></p>"
         f"<p class=score><b>{points(record.total)} / {points(record.possible)}</b> points, "
         f"status <span class=status>{e(record.status)}</span></p><p>{message_html(record.message)}</p>"
+        + (f"<h2>Held for review</h2>{held}" if held else "")
         + (f"<h2>To fix ({len(failed)} of {len(ran)} hidden tests failed)</h2>{fixes}" if failed else "")
         + ("" if ran else "<p>No hidden test ran on this submission.</p>")
         + f"<h2>Questions</h2><table><tr><th>question</th><th class=num>points</th>"
@@ -248,10 +262,15 @@ def questions_figure(shares: dict[str, float]) -> Any:
 
 
 def report_html(
-    records: list[Record], assignment: Assignment, questions: list[str], similar: str = ""
+    records: list[Record],
+    assignment: Assignment,
+    questions: list[str],
+    similar: str = "",
+    out: Path | None = None,
 ) -> str:
     """The class report; ``similar`` is its section on similar submissions (HTML,
-    :func:`similar_section`), left out when empty."""
+    :func:`similar_section`), left out when empty; ``out``: the folder, named in the review
+    commands of held questions (listed first)."""
     e = html.escape
     title = f"<h1>{e(assignment.id)}: class report</h1>"
     if not records:
@@ -300,9 +319,27 @@ def report_html(
         f"<td>{message_html(r.message)}</td></tr>"
         for r in sorted(records, key=lambda r: r.submission)
     )
+    pending = [(r, q) for r in sorted(records, key=lambda r: r.submission) for q in r.pending]
+    held_rows = "".join(
+        f"<tr><td>{_link(r)}</td><td>{e(q)}</td><td class=num>{points(r.review[q]['points'])}</td>"
+        f"<td>{message_html(str(r.review[q]['reason']))}"
+        f"<details><summary>the code</summary><pre>{e(str(r.review[q].get('code', '')))}</pre></details>"
+        f"<p><code>autograder review {e(shlex.quote(str(out)) if out else 'OUT')} "
+        f"{e(shlex.quote(r.submission))} {e(q)} kept</code> (or <code>broken</code>)</p></td></tr>"
+        for r, q in pending
+    )
+    held_section = (
+        f"<h2>Held for your review ({len(pending)})</h2><p>The grader could not tell from the code "
+        "whether these answers keep a rule of their question; their values are right. Each scores 0 "
+        "on that question until you decide.</p><table><tr><th>submission</th><th>question</th>"
+        f"<th class=num>points if kept</th><th>why, and the code</th></tr>{held_rows}</table>"
+        if pending
+        else ""
+    )
     body = (
         title
         + summary
+        + held_section
         + f"<table class=narrow><tr><th>status</th><th class=num>submissions</th></tr>{status_rows}</table>"
         + f"<figure><img alt='Score distribution: submissions per total score' width=600 "
         f"src='data:image/png;base64,{_figure_png(histogram_figure(totals, possible))}'></figure>"
@@ -374,4 +411,4 @@ def write_report(
     """``out/report.html``; with ``submissions`` (the batch's, whose code it compares) it lists
     similar ones (:func:`similar_section`)."""
     similar = similar_section(records, submissions, assignment)
-    atomic_write(out / "report.html", report_html(records, assignment, questions, similar))
+    atomic_write(out / "report.html", report_html(records, assignment, questions, similar, out))

@@ -47,6 +47,11 @@ class SourceNamespace:
     def has(self, name: str) -> bool:
         return _isinstance(self._entries.get(name), SourceFunction)
 
+    def why(self, name: str) -> str | None:
+        """Why ``name`` cannot be read, or ``None`` if it can (or is not gated here)."""
+        entry = self._entries.get(name)
+        return entry if _isinstance(entry, str) else None
+
 
 class Namespace:
     """Read-only view of a notebook's globals that probes call functions through."""

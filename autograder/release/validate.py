@@ -22,8 +22,9 @@ import copy
 import filecmp
 import sys
 import tempfile
+import time
 import zipfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -251,6 +252,7 @@ def validate_assignment(
     quiet: bool = True,
     workdir: Path | None = None,
     known_wrong: Collection[str] | None = None,
+    report: Callable[[str], None] | None = None,
 ) -> list[Check]:
     """Every check of one assignment. With ``workdir``, the fresh build (``build/``, Gradescope
     zip included) and release, the submissions (``submissions/``) and the grader's output
@@ -258,8 +260,20 @@ def validate_assignment(
     zip test does).
     ``known_wrong``: grade only these known-wrong answers (file stems under
     ``solutions/<id>/mutants/``); the count checks then fail, so use it only where they are not
-    the point."""
+    the point.
+    ``report``: called with one line as each check and each graded submission finishes (the
+    command line prints them, with the elapsed time, on a terminal and in a log alike)."""
     keep = workdir is not None
+    say = report or (lambda line: None)
+    reported = 0
+
+    def report_checks(checks: list[Check]) -> None:
+        nonlocal reported
+        for c in checks[reported:]:
+            line = f"{'ok  ' if c.ok else 'FAIL'} {c.check}"
+            say(f"{line}: {c.detail[:160]}" if c.detail and not c.ok else line)
+        reported = len(checks)
+
     with (
         contextlib.nullcontext(str(workdir))
         if keep
@@ -273,6 +287,7 @@ def validate_assignment(
         checks += handout_checks(
             a, tmp_path / "build" / a.id / f"{a.id}-student.zip", tmp_path / "release" / a.id
         )
+        report_checks(checks)
         subs = tmp_path / "submissions"
         subs.mkdir()
         reference = typed_nbformat().read(tmp_path / "build" / a.id / "reference.ipynb", as_version=4)
@@ -294,6 +309,19 @@ def validate_assignment(
             typed_nbformat().write(mutant_notebook(lean, a.questions[q].functions, source), subs / name)
             mutants[name] = q
         out = tmp_path / "out"
+
+        def graded(r: Record) -> None:
+            q = mutants.get(r.submission)
+            if q is None:
+                say(f"graded {r.submission}: {r.status}, {r.total:g}/{r.possible:g}")
+            else:
+                kept = r.questions.get(q, 0.0)
+                verdict = "loses points" if r.status != "error" and kept < a.points[q] else "KEEPS ITS POINTS"
+                if r.status == "error":
+                    verdict = "not graded (the grader failed)"
+                stem = r.submission.removeprefix("mutant-").removesuffix(".ipynb")
+                say(f"known-wrong {stem}: {verdict} ({q} {kept:g}/{a.points[q]:g})")
+
         status = grade.main(
             assignment=a.id,
             submissions=subs,
@@ -305,11 +333,15 @@ def validate_assignment(
             cpu_devices=cpu_devices,
             course=course,
             only={name: (q,) for name, q in mutants.items()},
+            on_record=graded,
         )
         if status != 0:
-            return [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]
+            checks = [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]
+            report_checks(checks)
+            return checks
         checks += grading_checks(a, read_records(out), mutants)
     checks += leak_checks(a)
+    report_checks(checks)
     return checks
 
 
@@ -330,13 +362,15 @@ def main(
     for a in chosen:
         # A line per step and per check on stderr, on a terminal or not: a validation takes
         # a minute or more per assignment, and a log must show where it is.
-        print(f"validate {a.id}: building, then grading the reference, the stub and the known-wrong answers",
-              file=sys.stderr, flush=True)  # fmt: skip
-        done = validate_assignment(a, course, device=device, jobs=jobs, cpu_devices=cpu_devices, quiet=quiet)
-        for c in done:
-            line = f"validate {a.id}: {'ok  ' if c.ok else 'FAIL'} {c.check}"
-            print(f"{line}: {c.detail[:160]}" if c.detail and not c.ok else line, file=sys.stderr, flush=True)
-        checks += done
+        start = time.monotonic()
+
+        def say(line: str, a: Assignment = a, start: float = start) -> None:
+            print(f"validate {a.id} [{time.monotonic() - start:5.1f} s] {line}", file=sys.stderr, flush=True)
+
+        say("building, then grading the reference, the stub and the known-wrong answers")
+        checks += validate_assignment(
+            a, course, device=device, jobs=jobs, cpu_devices=cpu_devices, quiet=quiet, report=say
+        )
     rows = [(c.assignment, c.check, "ok" if c.ok else "FAIL", c.detail) for c in checks]
     print(tabulate(rows, headers=["assignment", "check", "result", "detail"]))
     failed = [c for c in checks if not c.ok]

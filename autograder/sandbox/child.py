@@ -125,6 +125,20 @@ def main(fd: int, request: dict[str, Any]) -> None:
         os._exit(0)
 
 
+def _fault(conn: Connection, error: BaseException) -> None:
+    """Tell the grader that this sandbox could not be set up, and why: no student code has run
+    yet, so the failure is the grader's own (the row becomes ``error``, never ``crashed``)."""
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    text = f"{type(error).__name__}: {error}{where}"[:500]
+    try:
+        conn.send_bytes(_dumps({"event": "fault", "error": text}).encode())
+    except OSError:
+        pass
+
+
 _MAIN_PID = 0
 
 
@@ -161,6 +175,17 @@ def _intact(watch: tuple[Any, ...]) -> bool:
 
 
 def _run(conn: Connection, request: dict[str, Any]) -> None:
+    try:
+        state = _set_up(conn, request)
+    except BaseException as e:  # noqa: BLE001 - before any student code: the grader's fault
+        _fault(conn, e)
+        raise
+    _execute(conn, *state)
+
+
+def _set_up(conn: Connection, request: dict[str, Any]) -> tuple[dict[str, Any], int, list[str]]:
+    """Everything before the first cell: confinement, limits, JAX. Any failure here is reported
+    as a ``fault`` (see :func:`_fault`)."""
     global _MAIN_PID
     os.setsid()
     privileges.set_subreaper()
@@ -213,6 +238,11 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     writer = _CappedWriter(1, sandbox_limits.output_mb * 2**20)
     sys.stdout = sys.stderr = writer
     missing = list(confined.missing) + ([] if abi else ["Landlock (file and TCP confinement)"])
+    return job, abi, missing
+
+
+def _execute(conn: Connection, job: dict[str, Any], abi: int, missing: list[str]) -> None:
+    """The cells, then the probes the grader asks for: from here on, student code runs."""
     snap = integrity.snapshot()
     channel = integrity.snapshot(integrity.CHANNEL_MODULES, ("autograder",))
     library = integrity.names()
@@ -260,7 +290,7 @@ def _run(conn: Connection, request: dict[str, Any]) -> None:
     intact, intact_code = _intact, _intact.__code__
     root_tampered = {"event": "tampered", "evidence": ["replaced the code of the grader's integrity check"]}
 
-    send(conn, {"event": "ready", "landlock": abi, "uid": confined.uid, "missing": missing})
+    send(conn, {"event": "ready", "landlock": abi, "missing": missing})
 
     env = new_namespace()
     for i, source in enumerate(job["cells"]):

@@ -27,10 +27,15 @@ MAX_MESSAGE_BYTES = 4 * 2**20
 MAX_PROBE_BYTES = 32 * 2**20
 MAX_RESULT_BYTES = 128 * 2**20
 MAX_BLOBS = 256
+#: How long a sandbox may take to confine itself and start JAX before its first cell (about
+#: 0.6 s on the 2-core machine); past it the run is the grader's fault, never a timeout.
+SETUP_SECONDS = 120.0
 
 
-#: How a sandboxed run ended: ``exited`` is the notebook's own ``sys.exit``/``os._exit``.
-Ended = Literal["ok", "timeout", "memory", "crashed", "exited", "tampered"]
+#: How a sandboxed run ended: ``exited`` is the notebook's own ``sys.exit``/``os._exit``;
+#: ``fault`` is the sandbox failing before the first cell, when no student code had run: the
+#: grader's own failure, never the student's.
+Ended = Literal["ok", "timeout", "memory", "crashed", "exited", "tampered", "fault"]
 
 
 class SandboxJob(TypedDict):
@@ -73,6 +78,10 @@ class RunOutcome:
     """probe id -> the seconds it took and the bytes of its result, for the run's limits"""
 
 
+class _SetUpFailed(Exception):
+    """The sandbox failed before its first cell: no student code had run."""
+
+
 class _Ended(Exception):
     def __init__(self, ended: Ended, detail: str = ""):
         super().__init__(detail)
@@ -105,6 +114,10 @@ def run_sandboxed(
 ) -> RunOutcome:
     """Execute ``cells``, then each probe of ``requests`` (``(probe id, its seed)``, in this
     order) in a fresh sandbox; never raises for anything the submission does."""
+    if not box.is_absolute():
+        # The child changes its root and working folder before it enters ``box``: a relative
+        # path would name another folder there. Every caller resolves its paths once, up front.
+        raise ValueError(f"a sandbox's folder must be an absolute path, not {box}")
     box.mkdir(parents=True)
     os.chmod(box, 0o700)
     outcome = RunOutcome()
@@ -125,10 +138,16 @@ def run_sandboxed(
     except (EOFError, OSError):
         outcome.ended = "crashed"
         zygote.exited(job_id, 2.0)  # how it ended, before the kill below could say SIGKILL
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
+    except _SetUpFailed as e:
+        outcome.ended, outcome.detail = "fault", shorten(str(e), 500)
+        zygote.exited(job_id, 2.0)
+    except Exception as e:  # noqa: BLE001 - any frame the grader cannot decode, after student code ran
+        # Student code has run (a failure before it is a fault, above): whatever the channel
+        # carried that the grader cannot read (bad JSON, a frame nested past the recursion
+        # limit, a wrong type) is the sandbox's doing, never the grader's error.
         outcome.ended, outcome.detail = (
             "tampered",
-            shorten(f"the grading channel carried malformed data ({e})"),
+            shorten(f"the grading channel carried malformed data ({type(e).__name__}: {e})"),
         )
     finally:
         try:
@@ -291,7 +310,10 @@ class _Conversation:
         self.conn, self.pid, self.outcome, self.limits, self.meter = conn, pid, outcome, limits, meter
         self.start = start
         self.total_deadline = start + limits.submission_seconds
-        self.step_deadline = min(start + limits.cell_seconds, self.total_deadline)
+        # Until the sandbox is ready no student code runs: its set-up is the grader's, timed by
+        # the grader's own bound, never by a cell's limit (a tight --cell-seconds would make
+        # every set-up the student's timeout).
+        self.step_deadline = start + SETUP_SECONDS
         self.budget = MAX_RESULT_BYTES
 
     def next_step(self) -> None:
@@ -344,11 +366,27 @@ class _Conversation:
                 if text not in self.outcome.tampered and len(self.outcome.tampered) < 5:
                     self.outcome.tampered.append(text)
 
+    def ready(self) -> dict[str, Any]:
+        """The sandbox's first message, ``ready``. Until it comes no student code has run, so
+        whatever stops it (the child's own ``fault`` report, an early exit, a timeout, a frame
+        the grader cannot read) is the grader's failure: :class:`_SetUpFailed`."""
+        try:
+            msg = self.message()
+        except _Ended as e:
+            raise _SetUpFailed(f"the sandbox was not ready: {e.ended} ({e.detail})") from None
+        except (EOFError, OSError):
+            raise _SetUpFailed("the sandbox process ended while it was being set up") from None
+        except Exception as e:  # noqa: BLE001 - nothing of the student's has run yet
+            raise _SetUpFailed(f"the sandbox's first message was unreadable ({type(e).__name__})") from None
+        if msg.get("event") == "fault":
+            raise _SetUpFailed(f"the sandbox could not be set up: {shorten(str(msg.get('error')), 400)}")
+        if msg.get("event") != "ready":
+            raise _SetUpFailed(f"the sandbox's first message was {shorten(str(msg.get('event')), 40)!r}")
+        return msg
+
     def run(self, probes_source: str, requests: list[tuple[str, int]]) -> None:
         outcome = self.outcome
-        msg = self.message()
-        if msg.get("event") != "ready":
-            raise ValueError("no ready message")
+        msg = self.ready()
         outcome.landlock = int(msg.get("landlock", 0))
         outcome.missing = [shorten(str(m), 120) for m in msg.get("missing", [])][:6]
         while True:
