@@ -277,6 +277,16 @@ def _roster_file(tmp_path: Path, layout: str) -> Path:
         ("Assignment 1_asmith_attempt_2027-01-22-10-00-00_broadcasting.ipynb", "blackboard", "asmith"),
         ("alice.ipynb", None, ""),
         ("hw1.zip", None, ""),
+        # Names a student chose: identity only from the parts the LMS writes, matched exactly.
+        ("broadcasting_2026_11_28T00_54_37_066501.zip", None, ""),  # the export cell's own zip
+        ("smithalice_12345_67890_broadcasting_2026_11_28T00_54_37_066501.zip", "canvas", "12345"),
+        ("smithalice_111_444_smithbob_222_333_x.ipynb", "canvas", "111"),
+        (
+            "Assignment 1_attacker_attempt_2026-11-20-10-00-00_x_victim_attempt_2027-12-31-23-59-59_b.ipynb",
+            "blackboard",
+            "attacker",
+        ),
+        ("Alice Smith_111_assignsubmission_file_Bob_222_assignsubmission_file_x.ipynb", "moodle", "111"),
     ],
 )
 def test_download_names_give_the_lms_and_the_student(name: str, layout: str | None, student: str) -> None:

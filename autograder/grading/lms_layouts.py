@@ -41,10 +41,16 @@ Layout = Literal["canvas", "moodle", "blackboard"]
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_?$")
 MOODLE_FILE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<file>.+)$")
 #: Blackboard's ``Assignment_username_attempt_2027-01-22-10-00-00_broadcasting.ipynb`` (a username
-#: holds no ``_`` here: an assignment's name may).
+#: holds no ``_`` here: an assignment's name may). The first ``_<user>_attempt_<time>`` is the one
+#: Blackboard wrote: what follows is the file's name as the student chose it, which may imitate
+#: the pattern to claim another student's identity (and a later attempt).
 BLACKBOARD = re.compile(
-    r"^(?P<assignment>.+)_(?P<id>[^_]+)_attempt_(?P<when>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<file>.+))?$"
+    r"^(?P<assignment>.+?)_(?P<id>[^_]+)_attempt_(?P<when>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<file>.+))?$"
 )
+#: The zip a notebook's export cell writes (otter's ``grader.export``):
+#: ``broadcasting_2026_11_28T00_54_37_066501.zip``. Its name is the student's, not an LMS's,
+#: though it also fits Canvas's pattern (name, "user id" 2026, "attachment" 11).
+OTTER_EXPORT_TAIL = re.compile(r"^\d\dT\d\d_\d\d_\d\d_\d{6}\.zip$")
 #: Canvas's ``smithalice[_LATE]_12345_67890_broadcasting.ipynb`` or ``[LATE_]anon_x1Y2z_67890_...``.
 CANVAS = re.compile(
     r"^(?:(?!LATE_)(?P<name>\w+?)_)?(?:(?P<late>LATE)_)?(?P<id>\d+|anon_[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<file>.+)$"
@@ -129,7 +135,9 @@ def owner_of(name: str) -> Owner | None:
     if m:
         return Owner("blackboard", m["id"], attempt=m["when"])
     m = CANVAS.match(base)
-    if m:
+    if m and not (
+        OTTER_EXPORT_TAIL.match(m["file"]) and re.fullmatch(r"\d{4}", m["id"]) and len(m["attachment"]) == 2
+    ):
         return Owner("canvas", m["id"], m["name"] or "", late=bool(m["late"]))
     return None
 
