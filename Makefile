@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat requirements/lock.txt pyproject.toml | cksum | cut -d' ' -f1)
 DEMO   := out/demo
 
-.PHONY: venv demo test test-all lint build validate bench bench-dask bench-single bench-reading gpu-env clean
+.PHONY: venv demo test test-fast test-all lint build validate bench bench-dask bench-single bench-reading gpu-env clean
 
 $(STAMP): requirements/lock.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -32,6 +32,11 @@ PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup --no-loadscope-reorde
 
 test: venv
 	$(PYTEST)
+
+# The inner loop: every test that does not grade whole batches (gates, judge, report, LMS,
+# sandbox units...), in a few minutes; `make test` before a commit.
+test-fast: venv
+	$(PYTEST) -m "not grades"
 
 # What `make test` samples (the Gradescope zip and nbgrader export of 01 and 05), for every
 # assignment: before a release, or after changing an export.

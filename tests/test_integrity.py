@@ -66,3 +66,44 @@ def test_a_name_swapped_for_another_is_found_by_the_full_look(before: integrity.
         assert integrity.added(before, ())[0] == ["autograder.probing.plain.times"]
     finally:
         plain.__doc__ = doc
+
+
+def test_every_reader_of_the_checks_tools_unpacks_them_by_their_names() -> None:
+    """The integrity check's tools travel as a plain tuple read by position (a named tuple's
+    fields could be replaced on its class). Every unpacking of it in integrity.py must give each
+    position the name TOOL_NAMES gives it: an entry inserted in the tuple fails here, not
+    silently in the sandbox."""
+    import ast
+    import inspect
+
+    from autograder.sandbox import integrity
+
+    assert len(integrity._TOOLS) == len(integrity.TOOL_NAMES)
+    tree = ast.parse(inspect.getsource(integrity))
+    checked = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        names = [e.id for e in target.elts] if isinstance(target, ast.Tuple) else [getattr(target, "id", "")]
+        indices: list[int] = []
+        if isinstance(value, ast.Subscript) and getattr(value.value, "id", "") == "tools":
+            s = value.slice
+            if isinstance(s, ast.Slice):
+                lo = s.lower.value if isinstance(s.lower, ast.Constant) else 0
+                indices = list(range(lo, s.upper.value))  # type: ignore[union-attr]
+            elif isinstance(s, ast.Constant):
+                indices = [s.value]
+        elif isinstance(value, ast.Tuple) and all(
+            isinstance(e, ast.Subscript) and getattr(e.value, "id", "") == "tools" for e in value.elts
+        ):
+            indices = [e.slice.value for e in value.elts]  # type: ignore[attr-defined]
+        elif isinstance(value, ast.GeneratorExp) and "tools[" in ast.unparse(value):
+            indices = [c.value for c in value.generators[0].iter.elts]  # type: ignore[attr-defined]
+        else:
+            continue
+        assert len(indices) == len(names), ast.unparse(node)
+        for i, name in zip(indices, names, strict=True):
+            assert name == "_" or name == integrity.TOOL_NAMES[i], (ast.unparse(node), i, name)
+        checked += 1
+    assert checked >= 5

@@ -109,3 +109,32 @@ def test_a_reading_bomb_reads_within_the_readers_limit() -> None:
 def test_a_reading_over_its_budget_is_cannot_tell_for_every_function() -> None:
     readings = read_bounded(_chain(3, 2), ["softmax", "h1"], seconds=0.001)
     assert all(isinstance(r, str) and "cannot tell" in r for r in readings.values()), readings
+
+
+PLANTED = [
+    "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\n",
+    "for c in [type(jnp.zeros(1))]:\n    c.times = lambda a, b: jnp.outer(a, b)",
+]
+
+
+@pytest.mark.parametrize("listed", ["in the cache folder", "by the reader itself"])
+def test_an_attribute_no_library_defines_is_cannot_tell(listed: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The libraries' names come from a clean process: the cache folder's list, or, where that
+    cannot be made, the reader's own. Either way a planted `.times` cannot pass a gate, and an
+    honest answer reading library and notebook attributes is read."""
+    from autograder.grading import reading
+
+    if listed == "by the reader itself":
+        monkeypatch.setattr(reading, "_library_names", lambda: None)
+        reading._READER.stop()  # a fresh reader, which must list the names itself
+    planted = read_bounded(PLANTED, ["outer"])["outer"]
+    assert isinstance(planted, str) and "reads `.times`" in planted, planted
+    honest = read_bounded(
+        [
+            "import jax.numpy as jnp\nclass Box:\n    def __init__(self, w):\n        self.w = w\n"
+            "B = Box(2.0)\ndef outer(x, y):\n"
+            "    return B.w / 2.0 * jnp.asarray(x)[:, None] * y.reshape(1, -1)\n"
+        ],
+        ["outer"],
+    )["outer"]
+    assert isinstance(honest, SourceFunction), honest

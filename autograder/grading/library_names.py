@@ -50,6 +50,7 @@ def names_file(cache: Path) -> Path:
             check=True,
             timeout=300,
             capture_output=True,
+            cwd=cache,  # never the working folder, where a notebook or a project folder could shadow a module
             env={**os.environ, "JAX_PLATFORMS": "cpu"},
         )
         os.replace(tmp, path)
@@ -118,7 +119,7 @@ def collect() -> dict[str, list[str]]:
         if isinstance(module, types.ModuleType):
             try:
                 modules[name] = sorted(n for n in vars(module) if isinstance(n, str))
-            except TypeError:
+            except Exception:  # noqa: BLE001 - a module that cannot be listed lists nothing
                 continue
     return {"classes": sorted(attributes), "modules": modules}  # type: ignore[dict-item]
 

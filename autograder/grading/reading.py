@@ -14,7 +14,6 @@ canonical text, or why it cannot be read), as JSON framed by its length.
 from __future__ import annotations
 
 import atexit
-import functools
 import json
 import os
 import select
@@ -129,18 +128,25 @@ def read_bounded(
     return readings
 
 
-@functools.cache
+_LISTED: list[str] = []
+
+
 def _library_names() -> str | None:
     """The path of the installed libraries' names (:mod:`.library_names`), listed once per host
-    and library versions; ``None`` where they cannot be listed (the sandbox's own report of
-    added names still applies)."""
+    and library versions in the user's cache folder; ``None`` where that cannot be written or
+    listed, and the reader lists them itself (it is a clean process too). Only a path that
+    exists is remembered: a failure is never kept."""
+    if _LISTED and os.path.exists(_LISTED[0]):
+        return _LISTED[0]
     from .library_names import names_file
     from .reference import cache_root
 
     try:
-        return str(names_file(cache_root()))
+        path = str(names_file(cache_root()))
     except (OSError, subprocess.SubprocessError):
         return None
+    _LISTED[:] = [path]
+    return path
 
 
 def defined_by_notebook(cells: Sequence[str]) -> set[str]:
@@ -249,7 +255,7 @@ def unknown_attribute(
     return None
 
 
-def _answer(data: dict[str, Any], listed: dict[str, Any] | None) -> dict[str, Any]:
+def _answer(data: dict[str, Any], listed: dict[str, Any]) -> dict[str, Any]:
     from .gates import read_sources
 
     try:
@@ -257,15 +263,14 @@ def _answer(data: dict[str, Any], listed: dict[str, Any] | None) -> dict[str, An
     except MemoryError:
         why = over_budget()
         return {name: {"why": f"`{name}`: {why}"} for name in data["functions"]}
-    if listed is not None:
-        known, classes = listed["modules"], listed["classes"]
-        own = defined_by_notebook(data["cells"])
-        for name, r in list(readings.items()):
-            if isinstance(r, SourceFunction) and (attr := unknown_attribute(r.source, known, classes, own)):
-                readings[name] = (
-                    f"`{name}` reads `{attr}`, which neither the installed libraries nor the notebook define "
-                    "by name: it was made while the notebook ran, and the grader cannot tell what it runs"
-                )
+    known, classes = listed["modules"], listed["classes"]
+    own = defined_by_notebook(data["cells"])
+    for name, r in list(readings.items()):
+        if isinstance(r, SourceFunction) and (attr := unknown_attribute(r.source, known, classes, own)):
+            readings[name] = (
+                f"`{name}` reads `{attr}`, which neither the installed libraries nor the notebook define "
+                "by name: it was made while the notebook ran, and the grader cannot tell what it runs"
+            )
     return {
         name: {"source": r.source} if isinstance(r, SourceFunction) else {"why": r}
         for name, r in readings.items()
@@ -288,15 +293,24 @@ def main() -> None:
         if len(head) < 8:
             return
         data = json.loads(stdin.read(int.from_bytes(head, "little")))
-        path = data.get("library_names")
-        if path and path not in listings:
-            with open(path, encoding="utf-8") as f:
-                raw = json.load(f)
+        path = str(data.get("library_names") or "")
+        if path not in listings:
+            raw: Any = None
+            if path:
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        raw = json.load(f)
+                except (OSError, ValueError):
+                    raw = None
+            if raw is None:
+                from .library_names import collect
+
+                raw = collect()  # no list from the cache folder: this clean process makes one
             listings[path] = {
                 "modules": {m: set(n) for m, n in raw["modules"].items()},
                 "classes": set(raw["classes"]),
             }
-        body = json.dumps(_answer(data, listings.get(path) if path else None)).encode()
+        body = json.dumps(_answer(data, listings[path])).encode()
         stdout.write(len(body).to_bytes(8, "little") + body)
         stdout.flush()
 

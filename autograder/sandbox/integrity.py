@@ -376,6 +376,15 @@ def added(before: Names, last: tuple[int, ...]) -> tuple[list[str], tuple[int, .
 
 # Everything changes() and restore() call, bound when this module is imported (before any
 # student code): they read it from the snapshot, never from this module's globals or builtins.
+# A plain tuple read by position, on purpose: a named tuple's fields are properties of its
+# class, which a submission could replace; an index into a tuple cannot be intercepted. Each
+# reader unpacks it under these names (tests/test_integrity.py checks every unpacking against
+# them, so an entry inserted here cannot silently shift what a reader gets).
+TOOL_NAMES = (
+    "any_", "map_", "is_not", "code_of", "dict_get", "proxy_get", "modules_get", "unchanged", "vars_",
+    "tuple_", "len_", "zip_", "isinstance_", "module_type", "base_exception", "type_", "modules",
+    "setattr_", "frozenset_", "ne",
+)  # fmt: skip
 _TOOLS: Tools = (
     _any,
     _map,
