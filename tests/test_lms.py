@@ -392,3 +392,22 @@ def test_the_command_line_says_a_bad_roster_in_one_line_and_writes_nothing(tmp_p
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip() == f"error: --roster {roster}: has no id column (its header reads: name)"
     assert not (tmp_path / "out").exists()
+
+
+def test_two_rows_claiming_one_student_are_both_kept_and_flagged(tmp_path: Path) -> None:
+    """Two files that name one student (not one student's dated attempts) are both graded and
+    kept; the import file uses one, and the instructor is told which, never silently."""
+    from autograder.grading.lms_export import claimed_twice, finish
+
+    def rec(name: str, total: float, student: str) -> Record:
+        return Record(name, name, "", "graded", "", {"q1": total}, 10, [], [], student=student)
+
+    attempts = [rec(f"A_asmith_attempt_2027-01-2{i}-10-00-00_b.ipynb", i, "asmith") for i in (2, 3)]
+    twice = [rec("alice.ipynb", 9, "s1"), rec("alice-copy.ipynb", 3, "s1")]
+    assert claimed_twice([*attempts, *twice]) == {"s1": ["alice.ipynb", "alice-copy.ipynb"]}
+    warnings: list[str] = []
+    a = load_course().assignment("01-broadcasting")
+    finish(tmp_path, [*attempts, *twice], a, None, ["canvas"], None, warnings.append)
+    flagged = [w for w in warnings if "name the student s1" in w]
+    assert len(flagged) == 1 and "alice.ipynb, alice-copy.ipynb" in flagged[0], warnings
+    assert not any("asmith" in w for w in warnings)  # Blackboard's own attempts: the latest counts

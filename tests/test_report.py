@@ -118,3 +118,14 @@ def test_feedback_puts_the_failures_first() -> None:
     assert page.count("class=fix>") == 2 and "do it right" in page
     assert "0.67 / 0.67" in page and "2 hidden tests passed</summary>" in page
     assert "To fix" not in feedback_html(RECORDS[0], A)
+
+
+def test_pages_name_the_student_where_one_is_known() -> None:
+    """People, not only files: with an LMS id or a roster the report and the feedback page show
+    the student beside the file's name (escaped); without one, the name alone."""
+    named = Record("x_12_34_b.ipynb", "k", "f", "graded", "ok", {"q1": 1.0}, 2.0, [], [], student="<s1>")
+    plain = Record("y.ipynb", "y.ipynb", "f", "graded", "ok", {"q1": 1.0}, 2.0, [], [])
+    assert "student <code>&lt;s1&gt;</code>" in feedback_html(named, A)
+    assert "student <code>" not in feedback_html(plain, A)
+    page = report_html([named, plain], A, list(A.questions))
+    assert "x_12_34_b.ipynb</a> (&lt;s1&gt;)" in page and "y.ipynb</a></td>" in page

@@ -68,6 +68,23 @@ def one_per_student(records: Sequence[Record]) -> tuple[list[Record], int]:
     return list(best.values()), anonymous
 
 
+def claimed_twice(records: Sequence[Record]) -> dict[str, list[str]]:
+    """Students named by several rows that are not one student's attempts in a download that
+    has attempts (Blackboard's, dated by Blackboard): ``{student: [submissions]}``. Every row
+    stays in the gradebook; the instructor is told, never left to a silent choice."""
+    rows: dict[str, list[Record]] = {}
+    for r in records:
+        if r.student:
+            rows.setdefault(r.student, []).append(r)
+    twice = {}
+    for student, mine in rows.items():
+        owners = [owner_of(r.submission) for r in mine]
+        attempts = all(o is not None and o.attempt for o in owners)
+        if len(mine) > 1 and not attempts:
+            twice[student] = [r.submission for r in mine]
+    return twice
+
+
 def _canvas_row(r: Record, who: Student | None) -> list[str] | None:
     owner = owner_of(r.submission)
     canvas_id = who.get("canvas_id") if who else ""
@@ -180,6 +197,13 @@ def finish(
             warn(
                 f"{path.name}: {left_out} rows left out, their student has no {needs}; give --roster "
                 "with those columns"
+            )
+    if systems:
+        for student, names in sorted(claimed_twice(records).items()):
+            chosen = next(r.submission for r in one_per_student(records)[0] if r.student == student)
+            warn(
+                f"{len(names)} submissions name the student {student} ({', '.join(names[:4])}): all are "
+                f"in the gradebook; the import files give the grade of {chosen}. Check which is theirs."
             )
     pending = sum(len(r.pending) for r in records)
     if pending and systems:

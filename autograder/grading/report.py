@@ -125,7 +125,9 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
     )
     body = (
         f"<h1>{e(assignment.id)}: {e(assignment.title)}</h1>"
-        f"<p>Submission <code>{e(record.submission)}</code></p>"
+        f"<p>Submission <code>{e(record.submission)}</code>"
+        + (f", student <code>{e(record.student)}</code>" if record.student else "")
+        + "</p>"
         f"<p class=score><b>{points(record.total)} / {points(record.possible)}</b> points, "
         f"status <span class=status>{e(record.status)}</span></p><p>{message_html(record.message)}</p>"
         + (f"<h2>Held for review</h2>{held}" if held else "")
@@ -397,8 +399,11 @@ def similar_section(
 
 
 def _link(record: Record) -> str:
+    """The submission's name, linked to its feedback page, with its student where one is known
+    (the LMS's id or the roster's)."""
     href = "feedback/" + quote(f"{record.key}.html")
-    return f"<a href='{html.escape(href)}'>{html.escape(record.submission)}</a>"
+    who = f" ({html.escape(record.student)})" if record.student else ""
+    return f"<a href='{html.escape(href)}'>{html.escape(record.submission)}</a>{who}"
 
 
 def write_report(
