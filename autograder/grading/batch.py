@@ -35,6 +35,7 @@ from .records import (
     disk_full,
     read_record,
     read_records,
+    still_good,
     store_cells,
     write_gradebook,
 )
@@ -175,12 +176,13 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     todo: list[Submission] = []
     stale = 0
     for s in subs:
-        previous = None if options.regrade else read_record(out, s, s.graded_on(questions), seed, graded_with)
-        if previous is not None:
+        previous = None if options.regrade else read_record(out, s)
+        if previous is not None and still_good(previous, s, s.graded_on(questions), seed, graded_with):
             records[s.key] = with_student(out, previous, s.student)
         else:
             todo.append(s)
-            stale += not options.regrade and _graded_before(out, s, graded_with)
+            # Its bytes were graded before, by other tests or grader, or the grader failed on them.
+            stale += previous is not None and previous.fingerprint == s.fingerprint
     kept = len(subs) - len(todo)
     if todo:
         console.say(
@@ -284,19 +286,6 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
         )
         return 1
     return 0
-
-
-def _graded_before(out: Path, sub: Submission, graded_with: str) -> bool:
-    """Whether ``out`` holds a row of ``sub``'s bytes that is graded again now because it is
-    stale (other hidden tests, reference or grader) or an ``error`` row."""
-    try:
-        data = json.loads((out / "results" / f"{sub.key}.json").read_text(encoding="utf-8"))
-        x = data["extra_data"]
-        return bool(x["fingerprint"] == sub.fingerprint) and (
-            x.get("graded_with") != graded_with or x.get("status") == "error"
-        )
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
 
 
 def _log_faults(out: Path, faults: Sequence[Record]) -> Path:

@@ -138,7 +138,7 @@ class GradingSpec:
         """A digest of everything a row's grade depends on: the reference's inputs (master,
         hidden tests, the sandbox's code, the job, JAX's version), the points and limits, and
         the grader's own code (gates and judges included). A row recorded with another digest
-        is stale (:func:`.records.read_record`)."""
+        is stale (:func:`.records.still_good`)."""
         h = hashlib.sha256()
         for part in (
             *self.store_digests,

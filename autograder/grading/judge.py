@@ -74,20 +74,15 @@ def judge(
     could not read, each with why and the code it read: their verdict is *cannot tell*. A
     question with one is held for the instructor's review when the rule's verdict would change
     its score (its other tests pass); it scores 0 until then, and never silently."""
-    held = {
-        pid: why
-        for pid, why in (held or {}).items()
-        if pid in {p.id for p in scoring.probes.probes if p.source}
-    }
+    graders_own = {p.id for p in scoring.probes.probes if p.source}  # run on the cells' text, here
+    held = {pid: why for pid, why in (held or {}).items() if pid in graders_own}
     # Read before bounding: a long error may lose the words that say memory ran out.
     out_of_memory = [
         pid
         for pid, r in outcome.results.items()
         if not r.get("ok") and is_out_of_memory(str(r.get("error", "")))
     ]
-    outcome = bound_outcome(
-        outcome, reference, scoring.hidden_source, {p.id for p in scoring.probes.probes if p.source}
-    )
+    outcome = bound_outcome(outcome, reference, scoring.hidden_source, graders_own)
     ref = reference
     chosen = sub.graded_on(scoring.questions)
     notes = [f"the sandbox lacked: {', '.join(outcome.missing)}"] if outcome.missing else []

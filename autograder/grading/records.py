@@ -204,18 +204,19 @@ def read_records(out: Path) -> dict[str, Record]:
     return {r.submission: r for r in records}
 
 
-def read_record(
-    out: Path, sub: Submission, questions: list[str], seed: int, graded_with: str
-) -> Record | None:
-    """The record a previous run wrote for ``sub``, if it graded the same bytes on the same
-    ``questions`` with the same ``seed`` and the same hidden tests, reference and grader
-    (``graded_with``); ``None`` (grade it again) otherwise: a stale row, an ``error`` row (the
-    grader's fault, retried) and a damaged file included."""
+def read_record(out: Path, sub: Submission) -> Record | None:
+    """The record a previous run wrote for ``sub``'s name, or ``None`` (none, or a damaged file)."""
     path = out / "results" / f"{sub.key}.json"
     try:
-        record = Record.from_results(json.loads(path.read_text(encoding="utf-8")))
+        return Record.from_results(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def still_good(record: Record, sub: Submission, questions: list[str], seed: int, graded_with: str) -> bool:
+    """Whether ``record`` graded ``sub``'s bytes on the same ``questions`` with the same ``seed``
+    and the same hidden tests, reference and grader (``graded_with``), and is not an ``error``
+    row (the grader's fault, retried): then it is kept, else graded again."""
     same = (
         record.fingerprint,
         record.submission,
@@ -229,7 +230,7 @@ def read_record(
         seed,
         graded_with,
     )
-    return record if same and record.status != "error" else None
+    return same and record.status != "error"
 
 
 def batch_seed(out: Path, seed: int | None, assignment: str | None = None) -> int:
