@@ -1,12 +1,13 @@
 # Two commands on a fresh machine: `make demo` (set up, build, grade the examples) and
-# `make test` (set up, run every test, validation included). Both create .venv from the pins.
+# `make test` (set up, run the test suite). Both create .venv from the pins. CI (.ci/run) runs
+# `make demo`, `make test`, then `make test-course` (every assignment validated whole).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat requirements/lock.txt pyproject.toml | cksum | cut -d' ' -f1)
 DEMO   := out/demo
 
-.PHONY: venv demo test test-fast test-all lint build validate bench bench-dask bench-single bench-reading gpu-env clean
+.PHONY: venv demo test test-fast test-course test-all lint build validate bench bench-dask bench-single bench-reading gpu-env clean
 
 $(STAMP): requirements/lock.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -30,16 +31,26 @@ demo: venv
 # On every core (pytest-xdist); tests that share a costly fixture stay on one worker (tests/conftest.py).
 PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup --no-loadscope-reorder
 
+# Every test but the course tier: the grader's units, the honest notebooks and the attacks graded
+# by the real grader, the commands of README and docs, the exports of 01 and 05.
 test: venv
-	$(PYTEST)
+	$(PYTEST) -m "not course"
 
 # The inner loop: every test that does not grade whole batches (gates, judge, report, LMS,
-# sandbox units...), in a few minutes; `make test` before a commit.
+# sandbox units...), in a few minutes.
 test-fast: venv
-	$(PYTEST) -m "not grades"
+	$(PYTEST) -m "not grades and not course"
 
-# What `make test` samples (the Gradescope zip and nbgrader export of 01 and 05), for every
-# assignment: before a release, or after changing an export.
+# The course tier: `validate` of every assignment (reference full marks, stub 0, each known-wrong
+# answer loses points, nothing leaks), the Gradescope zips of 01 and 05 run end to end, and
+# 05-pmap on one and two devices. CI runs it after `make test`; run it after changing a notebook,
+# its probes or its mutants (or `make validate` for the table alone).
+test-course: venv
+	$(PYTEST) -m course
+
+# Both tiers, and every assignment through every export (the Gradescope zip and the nbgrader
+# export of all six, where `make test` samples 01 and 05): before a release, or after changing an
+# export.
 test-all: venv
 	$(PYTEST) --every-export
 

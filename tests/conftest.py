@@ -91,9 +91,14 @@ def group_of(nodeid: str) -> str | None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # The fast tier (`make test-fast`, `-m "not grades"`) leaves out what grades whole batches:
     # the groups and single tests priced above.
+    # The course tier (`make test-course`, `-m course`) is tests/test_course.py: every assignment
+    # validated whole, its Gradescope zip run, 05-pmap on one and two devices. `make test` leaves
+    # it out and CI runs it after `make test` (.ci/run).
     for item in items:
         if group_of(item.nodeid) in GROUP_SECONDS or getattr(item, "originalname", item.name) in TEST_SECONDS:
             item.add_marker(pytest.mark.grades)
+        if item.nodeid.partition("::")[0].endswith("test_course.py"):
+            item.add_marker(pytest.mark.course)
 
     def cost(item: pytest.Item) -> int:
         group = group_of(item.nodeid)

@@ -47,7 +47,7 @@ ONE_DEVICE_BLIND = {
 }
 
 
-# The assignments whose Gradescope zip `make test` runs end to end (`make test-all`: every one).
+# The assignments whose Gradescope zip `make test-course` runs end to end (`make test-all`: every one).
 # Every zip is the same launcher and support files around one assignment's course.yml entry,
 # probes and stub, all of which `validate` runs; a run costs ~1 minute on 2 cores. 01 is the
 # plain case; 05 is graded on 8 virtual devices, which the zip's own course.yml must set up.
@@ -84,7 +84,7 @@ def test_the_gradescope_zip_grades_as_we_do(
     What this test adds is the zip itself: its files, its own course.yml and its launcher."""
     a, work, _ = validated
     if a.id not in ZIPS_RUN and not request.config.getoption("every_export"):
-        pytest.skip(f"run with --every-export (make test-all); make test runs {' and '.join(ZIPS_RUN)}")
+        pytest.skip(f"run with --every-export (make test-all); make test-course runs {' and '.join(ZIPS_RUN)}")
     ours = read_records(work / "out")
     # 06-training's questions build on each other (fit calls make_dataset, init_params, ...): a
     # wrong q1 rightly costs q6 too when the whole notebook is graded, so its zip is checked on a

@@ -181,3 +181,47 @@ def test_the_demo_check_fails_on_a_wrong_table(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and str(gradebook) in proc.stderr and "crashed" in proc.stderr
+
+
+def _make_recipe(target: str) -> list[str]:
+    """The command lines of a Makefile target, ``$(PYTEST)`` expanded."""
+    lines = (ROOT / "Makefile").read_text().splitlines()
+    pytest_cmd = next(line.split(":=", 1)[1].strip() for line in lines if line.startswith("PYTEST :="))
+    start = lines.index(next(line for line in lines if line.startswith(f"{target}:")))
+    recipe = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip().replace("$(PYTEST)", pytest_cmd))
+    return recipe
+
+
+def _markers(target: str) -> str | None:
+    """The ``-m`` expression of a pytest target (None: no selection)."""
+    (line,) = [r for r in _make_recipe(target) if "-m pytest" in r]
+    words = shlex.split(line)
+    return words[words.index("-m", words.index("pytest") + 1) + 1] if words.count("-m") > 1 else None
+
+
+def test_ci_runs_every_tier_the_readme_shows_and_the_tiers_miss_no_test() -> None:
+    """`make test` leaves the course tier out; CI runs both, as the README's table says, so no
+    test is lost from CI; and the fast tier is a part of `make test`."""
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    steps = [line for line in ci if line.startswith("make ")]
+    assert steps[:2] == ["make demo", "make test"] and "make test-course" in steps, steps
+    assert _markers("test") == "not course" and _markers("test-course") == "course"
+    assert _markers("test-fast") == "not grades and not course"
+    assert _markers("test-all") is None
+    readme = (ROOT / "README.md").read_text()
+    for target in ("test-fast", "test", "test-course", "test-all"):
+        assert f"`make {target}`" in readme, target
+    # The course marker is given by conftest to test_course.py's tests, and to no other module's.
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--co", "-m", "course", "tests/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    chosen = [line for line in proc.stdout.splitlines() if "::" in line]
+    assert chosen and all(line.startswith("tests/test_course.py::") for line in chosen), proc.stdout[-2000:]
+    assert any("test_validate[06-training]" in line for line in chosen)
