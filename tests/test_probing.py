@@ -433,3 +433,49 @@ def test_the_grader_reads_and_gates_without_starting_jax(aid: str, tmp_path: Pat
     gated, gates, jax_loaded = done.stdout.split()
     assert gated == gates  # every source gate ran, and none needed JAX
     assert jax_loaded == "False"
+
+
+def _q11_gate_verdicts(per_example_grads) -> dict[str, str | None]:  # noqa: ANN001
+    """03-autodiff's "program does not grow with the batch" probe of q11, run in this process on
+    ``per_example_grads`` and judged against the reference's run."""
+    from autograder.config import load_course
+    from autograder.sandbox.execution import load_probes
+
+    a = load_course().assignment("03-autodiff")
+    probes = [p for p in load_probes(a.probes_file).for_question("q11") if p.gate]
+    assert probes, "q11 has a gate probe"
+
+    def reference(loss, params, xs, ys):  # noqa: ANN001, ANN202
+        return jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, xs, ys)
+
+    verdicts = {}
+    for p in probes:
+        ref = decode_run(run_probe(p, {"per_example_grads": reference}, 0))
+        run = decode_run(run_probe(p, {"per_example_grads": per_example_grads}, 0))
+        verdicts[p.name] = judge_probe(p, run, ref)
+    return verdicts
+
+
+@pytest.mark.parametrize("batch_size", [None, 1, 2, 3, 4, 5])
+def test_03_q11_lax_map_with_any_batch_size_keeps_the_no_loop_rule(batch_size: int | None) -> None:
+    """The notebook says `jax.lax.map` over the examples is fine: with `batch_size`, its last,
+    shorter chunk changes the program between batch sizes by at most one chunk, which must not
+    read as a program that grows with the batch (issue 38)."""
+
+    def by_map(loss, params, xs, ys):  # noqa: ANN001, ANN202
+        return jax.lax.map(lambda xy: jax.grad(loss)(params, *xy), (xs, ys), batch_size=batch_size)
+
+    assert all(v is None for v in _q11_gate_verdicts(by_map).values()), _q11_gate_verdicts(by_map)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 4])
+def test_03_q11_a_python_loop_over_examples_or_small_chunks_loses_the_rule(chunk: int) -> None:
+    def by_loop(loss, params, xs, ys):  # noqa: ANN001, ANN202
+        parts = [
+            jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, xs[i : i + chunk], ys[i : i + chunk])
+            for i in range(0, xs.shape[0], chunk)
+        ]
+        return jax.tree.map(lambda *leaves: jax.numpy.concatenate(leaves), *parts)
+
+    verdicts = _q11_gate_verdicts(by_loop)
+    assert any(v and "grows with the batch" in v for v in verdicts.values()), verdicts
