@@ -84,7 +84,9 @@ def test_the_gradescope_zip_grades_as_we_do(
     What this test adds is the zip itself: its files, its own course.yml and its launcher."""
     a, work, _ = validated
     if a.id not in ZIPS_RUN and not request.config.getoption("every_export"):
-        pytest.skip(f"run with --every-export (make test-all); make test-course runs {' and '.join(ZIPS_RUN)}")
+        pytest.skip(
+            f"run with --every-export (make test-all); make test-course runs {' and '.join(ZIPS_RUN)}"
+        )
     ours = read_records(work / "out")
     # 06-training's questions build on each other (fit calls make_dataset, init_params, ...): a
     # wrong q1 rightly costs q6 too when the whole notebook is graded, so its zip is checked on a
