@@ -144,3 +144,29 @@ def test_changed_hidden_tests_regrade_the_rows_they_graded(
     again = json.loads((out / "results" / "perfect.ipynb.json").read_text())["extra_data"]
     assert again["graded_with"] != first and again["status"] == "graded"
     assert (out / "results" / "perfect.ipynb.json").stat().st_mtime_ns != mtime
+
+
+def test_a_backend_that_does_not_start_carries_what_jax_logged() -> None:
+    """A device plugin that fails to load inside the sandbox is logged by JAX, which then only
+    says the backend is unknown: the set-up's failure carries the logged cause (seen on an H200,
+    where the fault read "Backend 'cuda' is not in the list of known backends" and nothing more)."""
+    import logging
+
+    from autograder.sandbox.child import _jax_warnings
+
+    with _jax_warnings() as seen:
+        try:
+            raise OSError("libcuda.so.1: cannot open shared object file")
+        except OSError:
+            plugin = "jax_plugins.xla_cuda13"
+            logging.getLogger("jax._src.xla_bridge").exception(
+                "Jax plugin configuration error: Exception when calling %s.initialize()", plugin
+            )
+        logging.getLogger("jax").info("not a warning")
+        logging.getLogger("numpy").warning("not JAX's")
+    assert seen == [
+        "Jax plugin configuration error: Exception when calling jax_plugins.xla_cuda13.initialize(): "
+        "OSError: libcuda.so.1: cannot open shared object file"
+    ]
+    logging.getLogger("jax").warning("after the block")
+    assert len(seen) == 1

@@ -292,6 +292,61 @@ def test_nothing_that_reaches_out_can_be_made(grader: Grader) -> None:
     assert clean(outcome), (outcome.ended, outcome.cell_errors)
 
 
+def _confined_socket_outcomes(box: Path, target: str, *, unix_sockets: bool) -> list[str]:
+    """In a forked child confined as a sandbox is (``unix_sockets`` as a GPU sandbox asks):
+    what making a Unix socket gave, then what connecting it to ``target`` (a host socket) gave."""
+    from autograder.sandbox import limits, privileges
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        said = []
+        try:
+            privileges.confine(
+                uid=limits.sandbox_user(7) if os.geteuid() == 0 else None,
+                needed=[Path(p) for p in limits.readable_roots()],
+                hidden=[],
+                box=box,
+                box_mb=64,
+                unix_sockets=unix_sockets,
+            )
+            try:
+                s = socket.socket(socket.AF_UNIX)
+                said.append("made")
+                try:
+                    s.connect(target)
+                    said.append("connected")
+                except OSError as e:
+                    said.append(type(e).__name__)
+            except OSError as e:
+                said.append(type(e).__name__)
+        except BaseException as e:  # noqa: BLE001 - reported to the test, which fails on it
+            said.append(f"confine failed: {e!r}")
+        os.write(w, json.dumps(said).encode())
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return json.loads(data) if data else ["the confined process wrote nothing"]
+
+
+@needs_namespaces
+def test_a_gpu_sandbox_may_make_a_unix_socket_that_reaches_no_host_socket(
+    world: dict[str, Any], tmp_path: Path
+) -> None:
+    """CUDA's cuInit makes a Unix socket and fails (CUDA_ERROR_OPERATING_SYSTEM, JAX finds no GPU)
+    when seccomp refuses it, as on an H200: a GPU sandbox in a root of its own may make one. Its
+    view holds no host socket file, so it still reaches nothing; a CPU sandbox is refused."""
+    box = tmp_path / "box"
+    box.mkdir()
+    box.chmod(0o777)
+    assert _confined_socket_outcomes(box, world["open"], unix_sockets=False) == ["PermissionError"]
+    assert _confined_socket_outcomes(box, world["open"], unix_sockets=True) == ["made", "FileNotFoundError"]
+    assert world["listeners"].reached == []
+
+
 @needs_namespaces
 def test_the_process_table_and_temporary_folders_are_private(grader: Grader, world: dict[str, Any]) -> None:
     """`grade --seed N` put the seed on a command line every process could read."""

@@ -15,11 +15,13 @@ decision, not the sandbox's.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import sys
 import types
+from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -87,9 +89,37 @@ def _configure_jax(job: dict[str, Any]) -> None:
         for name, value in settings.items():
             config.update(name, value)
     # Start the backend (and its threads) now, inside the limits but before student code: a
-    # submission that exhausts the process limit must not starve XLA of threads later.
-    jax.devices()
+    # submission that exhausts the process limit must not starve XLA of threads later. JAX logs
+    # why a device plugin did not load (a library it could not open inside the sandbox) and then
+    # only says the backend is unknown: that log is the cause, so a failure carries it.
+    with _jax_warnings() as seen:
+        try:
+            jax.devices()
+        except RuntimeError as e:
+            raise RuntimeError(f"{e} [JAX logged: {' | '.join(seen)}]" if seen else str(e)) from None
     _share_mlir_context()
+
+
+@contextlib.contextmanager
+def _jax_warnings() -> Iterator[list[str]]:
+    """The warnings JAX logs inside the block (their first lines, each cut to 300 characters)."""
+    import logging
+
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            text = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                text += f": {type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
+            seen.append(text.replace("\n", " ")[:300])
+
+    handler, logger = Keep(logging.WARNING), logging.getLogger("jax")
+    logger.addHandler(handler)
+    try:
+        yield seen
+    finally:
+        logger.removeHandler(handler)
 
 
 def _share_mlir_context() -> None:
@@ -132,7 +162,7 @@ def _fault(conn: Connection, error: BaseException) -> None:
 
     frames = traceback.extract_tb(error.__traceback__)
     where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-    text = f"{type(error).__name__}: {error}{where}"[:500]
+    text = f"{type(error).__name__}: {error}{where}"[:1500]
     try:
         conn.send_bytes(_dumps({"event": "fault", "error": text}).encode())
     except OSError:
@@ -219,6 +249,7 @@ def _set_up(conn: Connection, request: dict[str, Any]) -> tuple[dict[str, Any], 
             devices=[d for d in limits.gpu_device_files() if d.startswith("/dev/")]
             if job["device"] == "gpu"
             else [],
+            unix_sockets=job["device"] == "gpu",
         )
     except Exception:
         import traceback

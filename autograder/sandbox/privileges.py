@@ -163,6 +163,7 @@ def confine(
     box: Path | None = None,
     box_mb: int = 0,
     devices: Iterable[str] = (),
+    unix_sockets: bool = False,
 ) -> Confinement:
     """Confine the calling (single-threaded, freshly forked) process; see the module docstring.
 
@@ -172,6 +173,8 @@ def confine(
     grader's output folder) where they lie inside a needed one. ``box``: the scratch folder,
     made a tmpfs of ``box_mb`` MiB (the working directory is left for the caller to set).
     ``devices``: device files beyond :data:`DEVICES` (``/dev/nvidia*`` on a GPU).
+    ``unix_sockets``: let it make Unix sockets (CUDA needs one, :func:`seccomp_program`), which
+    is granted only where it gets a root of its own; elsewhere they stay refused.
 
     Where a PID namespace is made, the calling process forks: the parent stays outside, waits
     for the child and ends as it ends (it never returns from here); the child, process 1 of the
@@ -213,13 +216,14 @@ def confine(
         alive = _fork_into_namespace()
     needed = [Path(p) for p in needed]
     box_owner = (uid, uid) if root and uid is not None else (outer_uid, outer_gid)
+    own_root = False
     if result.namespaces:
         view = _View(
             libc, needed, [Path(p) for p in writable], [Path(p) for p in hidden], box, box_mb, box_owner
         )
         try:
             view.new_root(devices=list(devices), fresh_proc=result.private_pids, missing=result.missing)
-            result.private_files = result.quota = True
+            result.private_files = result.quota = own_root = True
         except OSError as e:
             result.missing.append(f"a root of its own ({e.strerror or e}); host folders covered instead")
             try:
@@ -244,7 +248,7 @@ def confine(
         )
     _drop_capabilities(libc, result)
     _no_new_privs(result)
-    _seccomp(libc, result)
+    _seccomp(libc, result, unix_sockets=unix_sockets and own_root)
     if alive >= 0:
         _tie_to_parent(libc, alive)
     result.uid = os.getuid()
@@ -657,13 +661,18 @@ _RET_ERRNO = 0x00050000
 _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 
 
-def seccomp_program(machine: str) -> bytes:
+def seccomp_program(machine: str, *, unix_sockets: bool = False) -> bytes:
     """The sandbox's seccomp filter (classic BPF) for ``machine``. It refuses a Unix socket
     (``socket(AF_UNIX, ...)``, and a datagram socket pair: a pair of stream sockets reaches
     nothing but itself), a new user namespace (``clone``/``unshare`` with ``CLONE_NEWUSER``;
     ``clone3`` says ENOSYS, so libc falls back to ``clone``), io_uring (it opens sockets past
     this filter) and System V shared memory (held by no process, so outside the memory
-    account), and every system call of another architecture (x32, i386)."""
+    account), and every system call of another architecture (x32, i386).
+
+    ``unix_sockets``: ``socket(AF_UNIX, ...)`` is allowed (CUDA's ``cuInit`` makes one, and
+    fails with CUDA_ERROR_OPERATING_SYSTEM when refused). Only for a sandbox in a root of its
+    own, whose view holds no socket file of the host, in a network namespace of its own (its
+    abstract socket names are its own): such a socket reaches nothing outside."""
     arch, x32, nr = _SECCOMP_ARCH[machine]
     ld, alu_and, jeq, jge, jset, ret = 0x20, 0x54, 0x15, 0x35, 0x45, 0x06
     # (code, k, label if true, label if false); labels are resolved once all are placed.
@@ -678,7 +687,8 @@ def seccomp_program(machine: str) -> bytes:
     prog.append((ld, 0, None, None))
     if x32:
         prog.append((jge, x32, "enosys", None))
-    prog.append((jeq, nr["socket"], "socket", None))
+    if not unix_sockets:
+        prog.append((jeq, nr["socket"], "socket", None))
     prog.append((jeq, nr["socketpair"], "pair", None))
     prog.append((jeq, nr["shmget"], "eperm", None))
     prog += [(jeq, n, "enosys", None) for n in (*_IO_URING, nr["clone3"])]
@@ -705,12 +715,12 @@ def seccomp_program(machine: str) -> bytes:
     return b"".join(out)
 
 
-def _seccomp(libc: _Libc, result: Confinement) -> None:
+def _seccomp(libc: _Libc, result: Confinement, *, unix_sockets: bool = False) -> None:
     machine = platform.machine()
     try:
         if machine not in _SECCOMP_ARCH:
             raise OSError(0, f"no filter for {machine}")
-        code = seccomp_program(machine)
+        code = seccomp_program(machine, unix_sockets=unix_sockets)
         buf = ctypes.create_string_buffer(code, len(code))
 
         class _Prog(ctypes.Structure):
