@@ -32,7 +32,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # costliest first, so that the last minutes are short tests on every worker, not one long one.
 # Rough seconds on two busy cores, for the order only (a group missing here costs little). The
 # order is kept by what a fresh clone's whole run takes, not by each group's own cost: which
-# groups overlap matters (CHANGELOG.md has the runs that chose it).
+# groups overlap matters (bench/RESULTS.md has the runs that chose it).
 GROUP_SECONDS = {
     "honest-02": 200,
     "honest-01": 165,

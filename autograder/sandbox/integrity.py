@@ -65,7 +65,8 @@ PROTECTED_MODULES = (
 # cell, describing an error): checked, and put back, after every cell, so that a cell cannot
 # speak for the sandbox through the ones after it. The whole set above is checked once the
 # cells have run and after every hidden test: only what is still replaced when the tests run
-# can change a score, and a check of the whole set costs about 15 ms.
+# can change a score, and a check of the whole set costs a hundred times the channel's part
+# (figures: bench/RESULTS.md).
 CHANNEL_MODULES = tuple(
     name
     for name in PROTECTED_MODULES
