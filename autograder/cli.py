@@ -140,8 +140,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "grade":
             from .grading import batch as grade
+            from .grading.options import GradeOptions
 
-            return grade.main(**given)
+            return grade.run(GradeOptions(**given))
         if args.command == "validate":
             from .release import validate
 

@@ -47,8 +47,14 @@ if TYPE_CHECKING:
 
 
 def main(**given: Any) -> int:
-    """Grade SUBMISSIONS into OUT; ``given`` are :class:`~.options.GradeOptions`' fields (what the
-    command line's flags set). Returns the exit status: 0 when every submission has a row
+    """:func:`run` with :class:`~.options.GradeOptions` made of ``given`` (a test's or a script's
+    keywords; the command line and the package's own callers build the options, typed)."""
+    return run(GradeOptions(**given))
+
+
+def run(options: GradeOptions) -> int:
+    """Grade SUBMISSIONS into OUT as ``options`` (what the command line's flags set) say.
+    Returns the exit status: 0 when every submission has a row
     (whatever its status), 1 when grading itself failed. Raises :class:`UsageError` for bad
     arguments (exit status 2).
 
@@ -74,7 +80,6 @@ def main(**given: Any) -> int:
     and the same command, once there is space, grades what is missing."""
     from .backends import check_backend
 
-    options = GradeOptions(**given)
     workers = check_backend(scheduler=options.scheduler, cluster=options.cluster, jobs=options.jobs)
     early = None
     try:
@@ -115,7 +120,7 @@ def _early_zygote(submissions: Path, out: Path) -> Zygote | None:
 
 
 def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) -> int:
-    """:func:`main` once the zygote, if it could start first, has: the arguments checked, then
+    """:func:`run` once the zygote, if it could start first, has: the arguments checked, then
     the batch graded."""
     from ..config import load_course
 

@@ -126,6 +126,7 @@ def submission_seed(a: Assignment, folder: Path) -> int:
 def grade_submission(root: Path, course: Course) -> dict[str, Any]:
     """Grade the submission under ``root/submission`` and return its results.json content."""
     from ..grading import batch as grade
+    from ..grading.options import GradeOptions
 
     if len(course.assignments) != 1:
         raise ValueError(f"the autograder's course.yml lists {len(course.assignments)} assignments, not one")
@@ -142,13 +143,15 @@ def grade_submission(root: Path, course: Course) -> dict[str, Any]:
         subs.mkdir()
         _copy_capped(found, subs / found.name, course.grading.uploads.max_file_mb * 2**20 + 1)
         out = scratch / "out"
-        status = grade.main(
-            assignment=a.id,
-            submissions=subs,
-            out=out,
-            quiet=True,
-            course=course,
-            seed=submission_seed(a, subs),
+        status = grade.run(
+            GradeOptions(
+                assignment=a.id,
+                submissions=subs,
+                out=out,
+                quiet=True,
+                course=course,
+                seed=submission_seed(a, subs),
+            )
         )
         written = sorted((out / "results").glob("*.json"))
         if status != 0 or len(written) != 1:
