@@ -26,23 +26,31 @@ from typing import Any
 
 from ..probing import SourceFunction
 
-#: Seconds and MiB one notebook's reading may take; every notebook of the course's corpora
-#: reads in well under a second and a few tens of MiB.
+#: CPU seconds and MiB one notebook's reading may take; every notebook of the course's corpora
+#: reads in well under a CPU second and a few tens of MiB. The limit is CPU time, which a
+#: reading bomb spends and a busy machine does not: on a loaded grader (two test workers, two
+#: sandboxes each, on two cores) an honest reading can wait several wall seconds for a core.
 READ_SECONDS = 10.0
 READ_MEMORY_MB = 2048
+#: Wall-clock seconds per CPU second before a reading is given up all the same (a reader that
+#: hangs spends no CPU); and the reader's own start, before any notebook is read.
+WALL_PER_CPU_SECOND = 10
+START_SECONDS = 120.0
 
 
 def over_budget(seconds: float = READ_SECONDS, memory_mb: int = READ_MEMORY_MB) -> str:
     return (
-        f"the grader could not finish reading this notebook's code within its limits ({seconds:g} s, "
-        f"{memory_mb} MiB), so it cannot tell whether the rule is kept"
+        f"the grader could not finish reading this notebook's code within its limits ({seconds:g} s "
+        f"of CPU time, {memory_mb} MiB), so it cannot tell whether the rule is kept"
     )
 
 
 class _Reader:
     """One child process that reads notebooks, one request at a time, kept for the grader's
-    life (its imports are paid once). A request over its time limit kills it, and the next
-    request starts a fresh one; its memory limit is the child's own address-space limit."""
+    life (its imports are paid once). It says when it is ready; each request then runs under a
+    CPU-time limit the child sets on itself (the kernel ends it past the limit), with a
+    wall-clock backstop here. A request over either kills it, and the next request starts a
+    fresh one; its memory limit is the child's own address-space limit."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -57,6 +65,9 @@ class _Reader:
                 stderr=subprocess.DEVNULL,
                 env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
             )
+            assert self.proc.stdout is not None
+            # Its imports are the grader's cost, not the notebook's: wait for them apart.
+            _read_exactly(self.proc.stdout.fileno(), 8, time.monotonic() + START_SECONDS)
         return self.proc
 
     def stop(self) -> None:
@@ -67,12 +78,12 @@ class _Reader:
 
     def ask(self, payload: bytes, seconds: float, memory_mb: int) -> Any:
         with self.lock:
-            proc = self._start(memory_mb)
-            assert proc.stdin is not None and proc.stdout is not None
             try:
+                proc = self._start(memory_mb)
+                assert proc.stdin is not None and proc.stdout is not None
                 proc.stdin.write(len(payload).to_bytes(8, "little") + payload)
                 proc.stdin.flush()
-                deadline = time.monotonic() + seconds
+                deadline = time.monotonic() + seconds * WALL_PER_CPU_SECOND
                 head = _read_exactly(proc.stdout.fileno(), 8, deadline)
                 body = _read_exactly(proc.stdout.fileno(), int.from_bytes(head, "little"), deadline)
                 return json.loads(body)
@@ -111,7 +122,9 @@ def read_bounded(
     names = list(functions)
     if not names:
         return {}
-    payload = json.dumps({"cells": list(cells), "functions": names, "library_names": _library_names()})
+    payload = json.dumps(
+        {"cells": list(cells), "functions": names, "library_names": _library_names(), "seconds": seconds}
+    )
     data = _READER.ask(payload.encode(), seconds, memory_mb)
     if not isinstance(data, dict):
         why = over_budget(seconds, memory_mb)
@@ -288,6 +301,8 @@ def main() -> None:
         pass  # no such limit here (macOS): the time limit still bounds each reading
     listings: dict[str, dict[str, Any]] = {}
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    stdout.write(bytes(8))  # ready: an empty frame
+    stdout.flush()
     while True:
         head = stdin.read(8)
         if len(head) < 8:
@@ -310,9 +325,27 @@ def main() -> None:
                 "modules": {m: set(n) for m, n in raw["modules"].items()},
                 "classes": set(raw["classes"]),
             }
+        _limit_cpu(float(data.get("seconds") or READ_SECONDS))
         body = json.dumps(_answer(data, listings[path])).encode()
         stdout.write(len(body).to_bytes(8, "little") + body)
         stdout.flush()
+
+
+def _limit_cpu(seconds: float) -> None:
+    """Let this process spend at most ``seconds`` more CPU time (whole seconds, at least one):
+    past it the kernel ends it (SIGXCPU), and the grader reads that as over budget."""
+    try:
+        import math
+        import resource
+
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        soft = math.ceil(usage.ru_utime + usage.ru_stime + max(seconds, 1.0))
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # no such limit here: the wall-clock backstop still bounds the reading
 
 
 if __name__ == "__main__":
