@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 _STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border-bottom:1px solid #ddd;
-padding:.35rem .5rem;text-align:left;vertical-align:top}th{background:#f4f4f4}
+padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f4f4f4}
 td.num,th.num{text-align:right;white-space:nowrap}
 .passed{color:#17692b}.failed{color:#a11}.status{font-weight:600}code{background:#f4f4f4;padding:0 .2rem}
 .fix{border-left:4px solid #a11;background:#fdf3f3;padding:.5rem .8rem;margin:.6rem 0}
@@ -43,8 +43,8 @@ td.num,th.num{text-align:right;white-space:nowrap}
 .bar{display:inline-block;height:.7rem;background:#c44;vertical-align:middle;margin-left:.4rem}
 table.narrow{width:auto}figure{margin:1rem 0}figure img{max-width:100%}
 details{margin:1rem 0}summary{cursor:pointer}
-.side{display:grid;grid-template-columns:1fr 1fr;gap:.5rem}.side pre{overflow-x:auto;background:#f8f8f8;
-padding:.4rem;margin:0;font-size:.8rem}mark{background:#ffe08a}
+.side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.5rem}
+.side pre{overflow-x:auto;background:#f8f8f8;padding:.4rem;margin:0;font-size:.8rem}mark{background:#ffe08a}
 </style>"""
 
 #: Statuses in the order the report lists them.
