@@ -12,6 +12,7 @@ import contextlib
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -590,3 +591,16 @@ def test_a_metadata_file_a_student_wrote_names_nobody(tmp_path: Path) -> None:
     assert {s.name: s.student for s in subs} == {"alice": "", "submission_111": ""}
     wrapped = write_tree(tmp_path / "wrapped", {f"export/{k}": v for k, v in LAYOUTS["gradescope"].items()})
     assert with_submitters(None, wrapped) is not None  # the export's own folder, unzipped as one
+
+
+@pytest.mark.parametrize("graded", ["canvas"], indirect=True)
+def test_a_submission_canvas_marks_late_is_late_in_the_gradebook_and_on_the_pages(graded: dict) -> None:
+    out = graded["out"]
+    late, on_time = f"jonesbob_LATE_23456_78901_{NOTEBOOK}", f"smithalice_12345_67890_{NOTEBOOK}"
+    rows = gradebook(out)
+    assert {n: r["late"] for n, r in rows.items()} == {late: "late", on_time: "", "alice.ipynb": ""}
+    assert "Canvas marked this submission late" in (out / "feedback" / f"{late}.html").read_text()
+    assert "<p class=late>" not in (out / "feedback" / f"{on_time}.html").read_text()
+    report = (out / "report.html").read_text()
+    links = re.findall(rf"{re.escape(late)}</a>[^<]*<span class=late>late</span>", report)
+    assert links and report.count("<span class=late>") == len(links)  # each link to it, no other

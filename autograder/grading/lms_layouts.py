@@ -202,6 +202,25 @@ def owner_of(name: str) -> Owner | None:
     return None
 
 
+#: How each LMS is named to people.
+LMS_NAMES = {
+    "canvas": "Canvas",
+    "moodle": "Moodle",
+    "blackboard": "Blackboard",
+    "brightspace": "Brightspace",
+    "gradescope": "Gradescope",
+}
+
+
+def marked_late_by(name: str) -> str:
+    """The LMS (``Canvas``) whose download marks the submission ``name`` late, or ``""``. Only
+    Canvas's download says it (``LATE``, from its own due dates); Moodle's, Blackboard's,
+    Brightspace's and Gradescope's name no lateness (their dates are not compared with a due
+    date here: a time zone or an extension would make that a guess)."""
+    owner = owner_of(name)
+    return LMS_NAMES[owner.layout] if owner is not None and owner.late else ""
+
+
 def looks_like_a_download(names: Iterable[str]) -> bool:
     """Whether a folder holding ``names`` is an LMS download (or part of one) rather than one
     student's folder: it holds Moodle's per-student folders or files named by Canvas or
