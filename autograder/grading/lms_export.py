@@ -17,9 +17,10 @@ The columns are each LMS's documented ones:
 - **Blackboard** ``OUT/blackboard-import.csv``: for the Grade Center's "Work Offline > Upload"
   (Blackboard's "Upload grades from external sources"), the columns of its own download
   (``Last Name, First Name, Username, Student ID``) and one grade column named
-  ``<name> [Total Pts: <points> Score]``; Blackboard matches rows by ``Username`` and makes a
-  new column of one without ``|<column id>`` at its end: give ``--lms-column "Broadcasting
-  [Total Pts: 40 Score] |123456"`` (the header of its own download) to fill an existing one.
+  ``<name> [Total Pts: <points> Score]``; Blackboard matches rows by ``Username`` (the name
+  columns it ignores) and makes a new text column, 0 points possible, of one without
+  ``|<column id>`` at its end: give ``--lms-column "Broadcasting [Total Pts: 40 Score]
+  |123456"`` (the header of its own download) to fill an existing one.
 - **Brightspace** ``OUT/brightspace-import.csv``: for Grades > Import (D2L's "Importing grades"
   and its ``Grades_Sample_Import_File.csv``): ``OrgDefinedId``, ``Username`` (either
   identifies the user), one ``<item> Points Grade`` column and ``End-of-Line Indicator``
