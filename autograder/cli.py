@@ -93,20 +93,22 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="CSV",
         help="the class: a CSV with columns id and name (optional: email, username, idnumber, "
-        "participant, canvas_id, sis_user_id, sis_login_id, section); names each row's student "
+        "participant, canvas_id, sis_user_id, sis_login_id, section, orgdefinedid, sid; "
+        "Brightspace's and Blackboard's class lists work as they are); names each row's student "
         "and lists who submitted nothing in OUT/missing.csv",
     )
     g.add_argument(
         "--lms",
         action="append",
-        choices=("canvas", "moodle"),
+        choices=("canvas", "moodle", "blackboard", "brightspace", "gradescope"),
         help="also write OUT/<lms>-import.csv, the grades as that LMS imports them (repeatable)",
     )
     g.add_argument(
         "--lms-column",
         metavar="NAME",
         help="the grade column's name in the import files (Canvas: the assignment's 'Name (id)' as "
-        "in its gradebook export; default: the assignment's title)",
+        "in its gradebook export; Blackboard: 'Name [Total Pts: 40 Score] |id' as in its "
+        "download; default: a new column named after the assignment's title)",
     )
 
     v = add("validate", help="build, then prove reference, stub, known-wrong answers and release")

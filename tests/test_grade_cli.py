@@ -69,7 +69,17 @@ def test_gradebook_has_one_row_per_submission_with_the_contract_columns(graded) 
     with open(out / "gradebook.csv", newline="") as f:
         header = next(csv.reader(f))
     questions = list(load_course().assignment(A).questions)
-    assert header == ["submission", *questions, "total", "possible", "status", "message", "student", "review"]
+    assert header == [
+        "submission",
+        *questions,
+        "total",
+        "possible",
+        "status",
+        "message",
+        "student",
+        "review",
+        "late",
+    ]
     got = {r["submission"]: (r["status"], float(r["total"])) for r in rows(out)}
     possible = float(rows(out)[0]["possible"])
     assert got["alice.ipynb"] == ("graded", possible)

@@ -1,5 +1,5 @@
-"""An instructor's week: the LMS's download in (Canvas, Moodle, Blackboard; zipped or not), the
-LMS's import file out, the roster in between.
+"""An instructor's week: the LMS's download in (Canvas, Moodle, Blackboard, Brightspace,
+Gradescope; zipped or not), the LMS's import file out, the roster in between.
 
 Grading runs here grade notebooks that are not JSON: each is an `invalid` row, with no sandbox
 and no reference run, so one run per layout costs seconds. What the layouts decide (which rows,
@@ -12,6 +12,7 @@ import contextlib
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -23,7 +24,17 @@ import pytest
 from autograder.config import ROOT, load_course
 from autograder.grading.collect import collect
 from autograder.grading.lms import identify, read_roster
-from autograder.grading.lms_export import CANVAS_COLUMNS, MOODLE_COLUMNS, one_per_student
+from autograder.grading.lms_export import (
+    BLACKBOARD_COLUMNS,
+    BRIGHTSPACE_COLUMNS,
+    BRIGHTSPACE_END,
+    CANVAS_COLUMNS,
+    GRADESCOPE_COLUMNS,
+    MOODLE_COLUMNS,
+    SYSTEMS,
+    one_per_student,
+)
+from autograder.grading.lms_gradescope import with_submitters
 from autograder.grading.lms_layouts import owner_of
 from autograder.grading.records import Record
 
@@ -97,6 +108,39 @@ LAYOUTS: dict[str, dict[str, str]] = {
         "Assignment 1_bjones_attempt_2027-01-22-11-00-00.txt": "Name: Bob Jones (bjones)",
         "._Assignment 1_bjones_attempt_2027-01-22-11-00-00.txt": "resource fork",
     },
+    "brightspace": {
+        f"1001-2001 - Alice Smith - Sep 24, 2024 926 PM/{NOTEBOOK}": BROKEN,
+        f"1001-2002 - Alice Smith - Sep 25, 2024 1015 AM/{NOTEBOOK}": BROKEN,  # her second submission
+        "1001-2003 - Bob Jones - Sep 24, 2024 1159 PM/work.ipynb": BROKEN,
+        "index.html": "<html>Brightspace's list of the submissions</html>",
+        f"__MACOSX/1001-2003 - Bob Jones - Sep 24, 2024 1159 PM/._{NOTEBOOK}": "resource fork",
+        "._index.html": "resource fork",
+    },
+    "gradescope": {
+        "submission_metadata.yml": """\
+submission_111:
+  :submitters:
+  - :name: Alice Smith
+    :sid: A001
+    :email: alice@uni.edu
+  :created_at: 2027-01-22 10:00:00.000000000 -08:00
+  :score: !ruby/object:BigDecimal 18:0.0
+submission_222:
+  :submitters:
+  - :name: Bob Jones
+    :sid: A002
+    :email: bob@uni.edu
+  - :name: Carol Li
+    :sid: A003
+    :email: carol@uni.edu
+""",
+        f"submission_111/{NOTEBOOK}": BROKEN,
+        f"submission_222/{NOTEBOOK}": BROKEN,  # a group's submission
+        f"submission_333/{NOTEBOOK}": BROKEN,  # not in the metadata: nobody's
+        f"__MACOSX/submission_111/._{NOTEBOOK}": "resource fork",
+        f"submission_222/._{NOTEBOOK}": "resource fork",
+        "._submission_metadata.yml": "resource fork",
+    },
 }
 
 ROSTERS = {
@@ -113,6 +157,12 @@ ROSTERS = {
     # Blackboard: usernames.
     "blackboard": "id,name,username,email\n"
     "s1,Alice Smith,asmith,alice@uni.edu\ns2,Bob Jones,bjones,bob@uni.edu\ns3,Carol Li,cli,carol@uni.edu\n",
+    # Brightspace: its class list export, as it is (no id or name column: OrgDefinedId, and the
+    # first and last names); the download names each student by their display name.
+    "brightspace": "OrgDefinedId,Username,Last Name,First Name,Email,End-of-Line Indicator\n"
+    "20001,#asmith,Smith,Alice,alice@uni.edu,#\n20002,#bjones,Jones,Bob,bob@uni.edu,#\n"
+    "20004,#dbrown,Brown,Dan,dan@uni.edu,#\n",
+    # Gradescope: no roster; the export's submission_metadata.yml names the submitters.
 }
 
 ROWS = {  # submission -> (student, status): one row per notebook, or per Moodle folder
@@ -131,20 +181,31 @@ ROWS = {  # submission -> (student, status): one row per notebook, or per Moodle
         f"Assignment 1_asmith_attempt_2027-01-23-09-30-00_{NOTEBOOK}": ("s1", "invalid"),
         f"Assignment 1_bjones_attempt_2027-01-22-11-00-00_{NOTEBOOK}": ("s2", "invalid"),
     },
+    "brightspace": {
+        "1001-2001 - Alice Smith - Sep 24, 2024 926 PM": ("20001", "invalid"),
+        "1001-2002 - Alice Smith - Sep 25, 2024 1015 AM": ("20001", "invalid"),
+        "1001-2003 - Bob Jones - Sep 24, 2024 1159 PM": ("20002", "invalid"),
+    },
+    "gradescope": {
+        "submission_111": ("A001", "invalid"),
+        "submission_222": ("A002", "invalid"),
+        "submission_333": ("", "invalid"),
+    },
 }
 
 
 @pytest.fixture(scope="module", params=sorted(LAYOUTS))
 def graded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """One layout's unzipped download graded with its roster, exported to Canvas and Moodle:
-    one grading run per layout, in this process."""
+    """One layout's unzipped download graded with its roster (Gradescope's: none), exported to
+    every LMS: one grading run per layout, in this process."""
     from autograder.grading import batch as grade
 
     layout = request.param
     tmp = tmp_path_factory.mktemp(layout)
     subs = write_tree(tmp / "download", LAYOUTS[layout])
-    roster = tmp / "roster.csv"
-    roster.write_text(ROSTERS[layout])
+    roster = tmp / "roster.csv" if layout in ROSTERS else None
+    if roster is not None:
+        roster.write_text(ROSTERS[layout])
     out = tmp / "out"
     stdout, stderr = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
@@ -155,7 +216,7 @@ def graded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             seed=SEED,
             jobs=1,
             roster=roster,
-            lms=["canvas", "moodle"],
+            lms=list(SYSTEMS),
         )
     return {
         "layout": layout,
@@ -198,14 +259,19 @@ def test_a_moodle_folder_is_one_row_graded_on_the_assignments_notebook(graded: d
 
 def test_the_roster_lists_who_submitted_nothing(graded: dict) -> None:
     out, layout, stdout = graded["out"], graded["layout"], graded["stdout"]
+    if layout == "gradescope":  # no roster: the export's submitters all submitted
+        assert not (out / "missing.csv").exists() and "roster:" not in stdout
+        assert "submission_333" in graded["stderr"] and "submission_metadata.yml" in graded["stderr"]
+        return
     missing = csv_rows(out / "missing.csv")
     expected = {
         "moodle": ["s4", "Dan Brown"],
         "canvas": ["34567", "Li, Carol"],
         "blackboard": ["s3", "Carol Li"],
+        "brightspace": ["20004", "Dan Brown"],
     }
     assert missing[0][:2] == ["id", "name"] and [row[:2] for row in missing[1:]] == [expected[layout]]
-    total = {"moodle": 4, "canvas": 3, "blackboard": 3}[layout]
+    total = {"moodle": 4, "canvas": 3, "blackboard": 3, "brightspace": 3}[layout]
     assert f"roster: {total - 1} of {total} students submitted; 1 submitted nothing: " in stdout
     assert f"{expected[layout][1]} ({expected[layout][0]})" in stdout
     if layout == "canvas":  # alice.ipynb, renamed by hand, names nobody in the roster
@@ -236,17 +302,80 @@ def test_moodle_import_has_an_identifier_and_a_grade_column(graded: dict) -> Non
     emails = {row[1]: row[4] for row in rows[1:]}
     if layout == "canvas":  # a Canvas roster has no email, ID number or username
         assert emails == {}
-    else:  # one row per student: Blackboard's two attempts of asmith are one
-        expected = {"alice@uni.edu", "bob@uni.edu"} | ({"carol@uni.edu"} if layout == "moodle" else set())
+    else:  # one row per student: Blackboard's two attempts of asmith are one, so are Brightspace's
+        # two submissions of Alice; Gradescope's group submission is Bob's and Carol's.
+        carol = {"carol@uni.edu"} if layout in ("moodle", "gradescope") else set()
+        expected = {"alice@uni.edu", "bob@uni.edu"} | carol
         assert set(emails) == expected and set(emails.values()) == {"0"}
         assert len(rows) - 1 == len(expected)
 
 
+# What each of the other three import files holds, per layout: Blackboard's keyed by username
+# (the download's own, or the roster's), Brightspace's by OrgDefinedId or Username, Gradescope's
+# by SID or email; a layout whose roster has none of them gives an empty file.
+IMPORTS: dict[str, dict[str, list[list[str]]]] = {
+    "blackboard": {
+        "blackboard": [["Jones", "Bob", "bjones", "", "0"], ["Smith", "Alice", "asmith", "", "0"]],
+        "brightspace": [["Jones", "Bob", "#bjones", "", "0"], ["Smith", "Alice", "#asmith", "", "0"]],
+    },
+    "brightspace": {
+        "blackboard": [["", "asmith", "0", "#"], ["", "bjones", "0", "#"]],
+        "brightspace": [["20001", "#asmith", "0", "#"], ["20002", "#bjones", "0", "#"]],
+    },
+    "gradescope": {
+        "moodle": [
+            ["Alice", "Smith", "", "alice@uni.edu", "0", "{possible}", "Graded", ""],
+            ["Bob", "Jones", "", "bob@uni.edu", "0", "{possible}", "Graded", ""],
+            ["Carol", "Li", "", "carol@uni.edu", "0", "{possible}", "Graded", ""],
+        ],
+        "blackboard": [
+            ["Alice", "Smith", "", "alice@uni.edu", "0", "{possible}", "Graded", ""],
+            ["Bob", "Jones", "", "bob@uni.edu", "0", "{possible}", "Graded", ""],
+        ],
+        "brightspace": [
+            ["Alice", "Smith", "", "alice@uni.edu", "0", "{possible}", "Graded", ""],
+            ["Bob", "Jones", "", "bob@uni.edu", "0", "{possible}", "Graded", ""],
+        ],
+        "gradescope": [  # the group's submission 222 is Bob's and Carol's
+            ["Alice", "Smith", "A001", "alice@uni.edu", "0", "{possible}", "Graded", "111"],
+            ["Bob", "Jones", "A002", "bob@uni.edu", "0", "{possible}", "Graded", "222"],
+            ["Carol", "Li", "A003", "carol@uni.edu", "0", "{possible}", "Graded", "222"],
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("system", sorted(IMPORTS))
+def test_blackboard_brightspace_and_gradescope_imports_have_their_documented_columns(
+    graded: dict, system: str
+) -> None:
+    out, layout = graded["out"], graded["layout"]
+    possible = gradebook(out)[next(iter(ROWS[layout]))]["possible"]
+    rows = csv_rows(out / f"{system}-import.csv")
+    header = {
+        # Blackboard's Grade Center upload: its download's columns, then "<name> [Total Pts: N Score]"
+        "blackboard": [*BLACKBOARD_COLUMNS, f"{ASSIGNMENT.title} [Total Pts: {possible} Score]"],
+        # Brightspace's grade import: OrgDefinedId, Username, "<item> Points Grade", End-of-Line Indicator
+        "brightspace": [*BRIGHTSPACE_COLUMNS, f"{ASSIGNMENT.title} Points Grade", BRIGHTSPACE_END],
+        # Gradescope's own "Download Grades" export
+        "gradescope": list(GRADESCOPE_COLUMNS),
+    }[system]
+    assert rows[0] == header
+    expected = [[c.format(possible=possible) for c in row] for row in IMPORTS[system].get(layout, [])]
+    assert sorted(rows[1:]) == expected
+    assert all(len(row) == len(header) for row in rows[1:])
+
+
 def test_the_zipped_download_gives_the_same_rows_as_the_unzipped_one(graded: dict, tmp_path: Path) -> None:
-    roster = read_roster(_roster_file(tmp_path, graded["layout"]))
-    unzipped, _ = identify(collect(graded["subs"], ASSIGNMENT, COURSE)[0], roster)
-    zipped_subs, skipped = collect(zip_of(graded["subs"], tmp_path / "download.zip"), ASSIGNMENT, COURSE)
-    zipped, _ = identify(zipped_subs, roster)
+    layout = graded["layout"]
+    roster = read_roster(_roster_file(tmp_path, layout)) if layout in ROSTERS else None
+    unzipped, _ = identify(
+        collect(graded["subs"], ASSIGNMENT, COURSE)[0], with_submitters(roster, graded["subs"])
+    )
+    download = zip_of(graded["subs"], tmp_path / "download.zip")
+    zipped_subs, skipped = collect(download, ASSIGNMENT, COURSE)
+    zipped, _ = identify(zipped_subs, with_submitters(roster, download))
+    assert {s.name: s.student for s in zipped} == {n: student for n, (student, _) in ROWS[layout].items()}
     assert sorted((s.name, s.student, s.problem) for s in zipped) == sorted(
         (s.name, s.student, s.problem) for s in unzipped
     )
@@ -287,6 +416,23 @@ def _roster_file(tmp_path: Path, layout: str) -> Path:
             "attacker",
         ),
         ("Alice Smith_111_assignsubmission_file_Bob_222_assignsubmission_file_x.ipynb", "moodle", "111"),
+        ("1001-2001 - Alice Smith - Sep 24, 2024 926 PM", "brightspace", "1001-2001"),
+        ("1001-2001 - Alice Smith - Sep 29, 2015 4:17 PM/broadcasting.ipynb", "brightspace", "1001-2001"),
+        ("27236-46025 - Angood Aoife - 05 March 2026 612 PM", "brightspace", "27236-46025"),
+        ("submission_123456/broadcasting.ipynb", "gradescope", "123456"),
+        # A student's file inside the LMS's folder, named as the LMS names another student's.
+        (
+            "1001-2001 - Alice Smith - Sep 24, 2024 926 PM/9-9 - Bob Jones - Dec 31, 2030 1159 PM",
+            "brightspace",
+            "1001-2001",
+        ),
+        ("submission_111/submission_222", "gradescope", "111"),
+        # ... or outside any: a name a student chose, matched only where it is the LMS's whole name.
+        ("9-9 - Bob Jones - Dec 31, 2030 1159 PM.ipynb", None, ""),
+        ("x 1-2 - Bob Jones - Dec 31, 2030 1159 PM", None, ""),
+        ("1-2 - Bob Jones - Dec 31, 2030 1359 PM", None, ""),
+        ("submission_222.ipynb", None, ""),
+        ("submission_222_x", None, ""),
     ],
 )
 def test_download_names_give_the_lms_and_the_student(name: str, layout: str | None, student: str) -> None:
@@ -411,3 +557,50 @@ def test_two_rows_claiming_one_student_are_both_kept_and_flagged(tmp_path: Path)
     flagged = [w for w in warnings if "name the student s1" in w]
     assert len(flagged) == 1 and "alice.ipynb, alice-copy.ipynb" in flagged[0], warnings
     assert not any("asmith" in w for w in warnings)  # Blackboard's own attempts: the latest counts
+
+
+def test_a_gradescope_export_is_matched_to_a_roster_by_sid_or_email(tmp_path: Path) -> None:
+    export = write_tree(tmp_path / "export", LAYOUTS["gradescope"])
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\ns1,Alice Smith,alice@uni.edu\ns3,Carol Li,carol@uni.edu\n")
+    with_roster = with_submitters(read_roster(roster), export)
+    assert with_roster is not None and with_roster.listed
+    subs, strangers = identify(collect(export, ASSIGNMENT, COURSE)[0], with_roster)
+    # Bob, the group's first submitter, is not in the roster: the group's row is Carol's.
+    assert {s.name: s.student for s in subs} == {
+        "submission_111": "s1",
+        "submission_222": "s3",
+        "submission_333": "",
+    }
+    assert strangers == ["submission_333"]
+
+
+def test_a_metadata_file_a_student_wrote_names_nobody(tmp_path: Path) -> None:
+    """Only the export's own submission_metadata.yml (at its top, or in its one top folder) is
+    read: the same file inside a student's folder of a plain folder gives no identity."""
+    folder = write_tree(
+        tmp_path / "class",
+        {
+            "alice/submission_metadata.yml": LAYOUTS["gradescope"]["submission_metadata.yml"],
+            f"alice/{NOTEBOOK}": BROKEN,
+            f"submission_111/{NOTEBOOK}": BROKEN,
+        },
+    )
+    assert with_submitters(None, folder) is None
+    subs, _ = identify(collect(folder, ASSIGNMENT, COURSE)[0], with_submitters(None, folder))
+    assert {s.name: s.student for s in subs} == {"alice": "", "submission_111": ""}
+    wrapped = write_tree(tmp_path / "wrapped", {f"export/{k}": v for k, v in LAYOUTS["gradescope"].items()})
+    assert with_submitters(None, wrapped) is not None  # the export's own folder, unzipped as one
+
+
+@pytest.mark.parametrize("graded", ["canvas"], indirect=True)
+def test_a_submission_canvas_marks_late_is_late_in_the_gradebook_and_on_the_pages(graded: dict) -> None:
+    out = graded["out"]
+    late, on_time = f"jonesbob_LATE_23456_78901_{NOTEBOOK}", f"smithalice_12345_67890_{NOTEBOOK}"
+    rows = gradebook(out)
+    assert {n: r["late"] for n, r in rows.items()} == {late: "late", on_time: "", "alice.ipynb": ""}
+    assert "Canvas marked this submission late" in (out / "feedback" / f"{late}.html").read_text()
+    assert "<p class=late>" not in (out / "feedback" / f"{on_time}.html").read_text()
+    report = (out / "report.html").read_text()
+    links = re.findall(rf"{re.escape(late)}</a>[^<]*<span class=late>late</span>", report)
+    assert links and report.count("<span class=late>") == len(links)  # each link to it, no other

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -129,3 +133,45 @@ def test_pages_name_the_student_where_one_is_known() -> None:
     assert "student <code>" not in feedback_html(plain, A)
     page = report_html([named, plain], A, list(A.questions))
     assert "x_12_34_b.ipynb</a> (&lt;s1&gt;)" in page and "y.ipynb</a></td>" in page
+
+
+CHROMIUM = next(
+    (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None
+)
+#: After the page loads: how far the page and its widest table reach past the window's right edge.
+_MEASURE = """<script>addEventListener("load", () => {
+  const right = Math.max(...[...document.querySelectorAll("table, pre, .side")].map(
+    (t) => t.getBoundingClientRect().right));
+  document.documentElement.dataset.past = Math.max(
+    document.documentElement.scrollWidth - innerWidth, Math.ceil(right - innerWidth));
+});</script>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: `apt-get install chromium`")
+def test_the_similarity_section_fits_a_1280_pixel_window(tmp_path: Path) -> None:
+    """LMS names are long and unbroken (Canvas's, Brightspace's), a student's line of code too:
+    in a 1280 px wide window nothing of the section reaches past the window's edge."""
+    from autograder.grading.similarity import Pair, Shared, report_section
+
+    names = [
+        f"smithalice{'x' * 30}_LATE_12345_67890_broadcasting_2026_11_28T00_54_37_066501.zip",
+        "1001-2001 - Alice Smith-Featherstonehaugh - Sep 24, 2024 926 PM",
+    ]
+    code = "def outer(x, y):\n    return " + " * ".join(f"x_{i}[:, None]" for i in range(40)) + "\n"
+    shared = Shared("outer", code, code, frozenset({1, 2}), frozenset({1, 2}), 9)
+    pairs = [Pair(names[0], names[1], 9, 0.9, (shared,) * 3)]
+    records = [_record(n, (True, True, True), True) for n in names]
+    page = tmp_path / "report.html"
+    html_text = report_html(records, A, ["q1", "q2"], report_section(pairs, 2))
+    page.write_text(html_text.replace("</body>", _MEASURE + "</body>"))
+    proc = subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
+        + ["--disable-background-networking", "--disable-component-update", "--hide-scrollbars"]
+        + [f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,2000", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    m = re.search(r'data-past="(-?\d+)"', proc.stdout)
+    assert m, f"the page did not load in Chromium (exit {proc.returncode}): {proc.stderr[-1000:]}"
+    assert int(m.group(1)) <= 0, f"the section reaches {m.group(1)} px past a 1280 px window"

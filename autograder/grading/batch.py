@@ -129,9 +129,11 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     options.check()
     from .lms import identify, read_roster, with_student
     from .lms_export import check_systems, finish
+    from .lms_gradescope import with_submitters
 
     check_systems(options.lms)
     roster = read_roster(options.roster) if options.roster is not None else None
+    roster = with_submitters(roster, options.submissions)  # a Gradescope export names its submitters
     limits = options.limits(course.limits_for(a).model_dump())
     out, submissions, only, device = options.out, options.submissions, options.only, options.device
     if device == "gpu":
@@ -159,7 +161,8 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     console = Console(quiet=options.quiet)
     subs, strangers = identify(subs, roster)  # who each is from: the LMS's names, the roster
     if strangers:
-        console.warn(f"not in the roster {options.roster}: {', '.join(strangers[:10])}")
+        where = options.roster or f"{submissions}'s submission_metadata.yml"
+        console.warn(f"not in the roster {where}: {', '.join(strangers[:10])}")
     jobs = max(1, options.jobs or os.cpu_count() or 1)
     _make_out(out)
     _remove_half_written(out)

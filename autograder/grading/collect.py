@@ -209,8 +209,8 @@ class _Reader:
                 return False
         except OSError:
             return False
-        if lms_layouts.moodle_folder(entry) is not None:
-            return lms_layouts.moodle_files_folder(entry)  # onlinetext, comments: no notebook there
+        if lms_layouts.submission_folder(entry) is not None:  # Moodle's, Brightspace's, Gradescope's
+            return lms_layouts.files_folder(entry)  # Moodle's onlinetext, comments: no notebook there
         files, folders = _walk(path)
         top = [f for f in files if "/" not in f] + folders
         holds = any(f.lower().endswith(lms_layouts.SUBMISSION_SUFFIXES) for f in files)
@@ -359,7 +359,7 @@ class _Reader:
         if isinstance(zf, str):
             raise UsageError(f"{path}: {zf.replace('is ', '', 1) if zf.startswith('is ') else zf}")
         subs, skipped = [], []
-        moodle: dict[str, list[zipfile.ZipInfo]] = {}  # Moodle's per-student folders, one row each
+        moodle: dict[str, list[zipfile.ZipInfo]] = {}  # an LMS's per-student folders, one row each
         for info in zf.infolist():
             member = info.filename
             name = display_name(member)
@@ -372,7 +372,7 @@ class _Reader:
                 continue
             folder = lms_layouts.moodle_prefix(member)
             if folder is not None and not _unsafe(member):
-                if lms_layouts.moodle_files_folder(PurePosixPath(folder).name):
+                if lms_layouts.files_folder(PurePosixPath(folder).name):
                     moodle.setdefault(folder, []).append(info)
                 else:
                     skipped.append(name)

@@ -9,7 +9,7 @@ import io
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,10 @@ OPTIONAL_COLUMNS = (
     "sis_user_id",
     "sis_login_id",
     "section",
+    "orgdefinedid",  # Brightspace's import key (its class list's "OrgDefinedId")
+    "first_name",  # Blackboard's and Brightspace's name columns
+    "last_name",
+    "sid",  # Gradescope's student id
 )
 #: Other spellings of those columns (the headers of Canvas's and Moodle's own exports).
 ALIASES = {
@@ -65,6 +69,17 @@ class Roster:
     path: Path
     columns: tuple[str, ...]
     students: tuple[Student, ...]
+    submitters: Mapping[str, tuple[Student, ...]] = field(default_factory=dict)
+    """a Gradescope export's ``submission_metadata.yml``: its submission ids, each with its
+    submitters (:mod:`autograder.grading.lms_gradescope`)"""
+    submitters_from: Path | None = None
+    """the Gradescope export ``submitters`` were read from; the roster's ``path`` where the
+    export's submitters are the whole roster"""
+
+    @property
+    def listed(self) -> bool:
+        """Whether the instructor gave this roster (a CSV file), not a Gradescope export."""
+        return self.path != self.submitters_from
 
     def by_id(self) -> dict[str, Student]:
         return {s.id: s for s in self.students}
@@ -74,6 +89,10 @@ class Roster:
         identifier its LMS's layout gives (:func:`owner_of`), else by its name without the
         suffix (``alice.ipynb``, the folder ``alice``) as an id, username, login or email."""
         owner = owner_of(submission)
+        if owner is not None and owner.layout == "gradescope":
+            return next(iter(self.everyone(submission)), None)
+        if owner is not None and owner.layout == "brightspace":
+            return self._unique(owner.name, ("name",))  # its numbers are the submission's ids
         if owner is not None:
             columns = {
                 "canvas": ("canvas_id", "id"),
@@ -89,6 +108,19 @@ class Roster:
             if stem.lower().endswith(suffix):
                 stem = stem[: -len(suffix)]
         return self._unique(stem, ("id", "username", "sis_login_id", "email", "email_user"))
+
+    def everyone(self, submission: str) -> list[Student]:
+        """The students ``submission`` is from: each submitter a Gradescope export names for
+        it (a group submission has several), else the one :meth:`match` finds, if any."""
+        owner = owner_of(submission)
+        if owner is not None and owner.layout == "gradescope":
+            found = [
+                self._unique(p.id, ("id", "sid", "username")) or self._unique(p.get("email"), ("email",))
+                for p in self.submitters.get(owner.student, ())
+            ]
+            return [s for s in found if s is not None]
+        one = self.match(submission)
+        return [one] if one is not None else []
 
     def _unique(self, value: str, columns: Sequence[str]) -> Student | None:
         want = value.strip().casefold()
@@ -146,6 +178,15 @@ def read_roster(path: Path) -> Roster:
     for i, h in enumerate(header):
         if h in ALIASES and ALIASES[h] not in header:
             header[i] = ALIASES[h]
+    # Brightspace's class list (OrgDefinedId, Username, Last Name, First Name, Email) and
+    # Blackboard's (Last Name, First Name, Username, Student ID) work as they are.
+    derived: dict[str, str] = {}
+    if "id" not in header:
+        derived["id"] = next((c for c in ("orgdefinedid", "username", "student_id") if c in header), "")
+    if "name" not in header and {"first_name", "last_name"} <= set(header):
+        derived["name"] = "first_name last_name"
+    derived = {k: v for k, v in derived.items() if v}
+    header += list(derived)
     missing = [c for c in ("id", "name") if c not in header]
     if missing:
         shown = ", ".join(h for h in table[0] if h.strip())[:80] or "nothing"
@@ -159,6 +200,8 @@ def read_roster(path: Path) -> Roster:
         if canvas_export:
             cells[len(header) - 1] = cells[header.index("id")]
         fields = dict(zip(header, cells))
+        for column, source in derived.items():
+            fields[column] = " ".join(fields[c] for c in source.split() if fields[c])
         sid = fields["id"]
         if not sid:
             continue
@@ -179,7 +222,8 @@ def identify(subs: Sequence[Submission], roster: Roster | None) -> tuple[list[Su
     out, strangers = [], []
     for s in subs:
         owner = owner_of(s.name)
-        student = owner.student if owner else ""
+        # Gradescope's folder names a submission, not a student: its metadata names who.
+        student = owner.student if owner and owner.layout != "gradescope" else ""
         if roster is not None:
             found = roster.match(s.name)
             if found is None:

@@ -1,5 +1,6 @@
-"""The grades in the file each LMS imports (``grade --lms canvas|moodle``), and who submitted
-nothing (``grade --roster``: ``OUT/missing.csv``).
+"""The grades in the file each LMS imports (``grade --lms
+canvas|moodle|blackboard|brightspace|gradescope``), and who submitted nothing (``grade --roster``:
+``OUT/missing.csv``).
 
 The columns are each LMS's documented ones:
 
@@ -13,6 +14,21 @@ The columns are each LMS's documented ones:
   "Grade import"), which identifies a user by one column mapped to ``useremail``,
   ``useridnumber`` or ``username`` ("Map from"/"Map to"), and maps the grade column to a grade
   item; its own export names an assignment's column ``Assignment: <name> (Real)``.
+- **Blackboard** ``OUT/blackboard-import.csv``: for the Grade Center's "Work Offline > Upload"
+  (Blackboard's "Upload grades from external sources"), the columns of its own download
+  (``Last Name, First Name, Username, Student ID``) and one grade column named
+  ``<name> [Total Pts: <points> Score]``; Blackboard matches rows by ``Username`` (the name
+  columns it ignores) and makes a new text column, 0 points possible, of one without
+  ``|<column id>`` at its end: give ``--lms-column "Broadcasting [Total Pts: 40 Score]
+  |123456"`` (the header of its own download) to fill an existing one.
+- **Brightspace** ``OUT/brightspace-import.csv``: for Grades > Import (D2L's "Importing grades"
+  and its ``Grades_Sample_Import_File.csv``): ``OrgDefinedId``, ``Username`` (either
+  identifies the user), one ``<item> Points Grade`` column and ``End-of-Line Indicator``
+  (``#`` on every row), nothing else (its importer refuses other user fields).
+- **Gradescope** ``OUT/gradescope-import.csv``: Gradescope imports no scores into an
+  assignment; it is the form of its own "Download Grades" export (``First Name, Last Name,
+  SID, Email, Total Score, Max Points, Status, Submission ID``), the file that reads
+  Gradescope's grades elsewhere; each submitter of a group submission has a row.
 
 One row per student: where several rows are one student's (Blackboard's attempts), the latest
 attempt, else the highest total. A row whose student the file cannot name (no identifier that
@@ -35,9 +51,30 @@ from .records import Record, atomic_write, csv_text, format_points
 if TYPE_CHECKING:
     from ..config import Assignment
 
-SYSTEMS = ("canvas", "moodle")
+SYSTEMS = ("canvas", "moodle", "blackboard", "brightspace", "gradescope")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_COLUMNS = ("Full name", "Email address", "ID number", "Username")
+BLACKBOARD_COLUMNS = ("Last Name", "First Name", "Username", "Student ID")
+BRIGHTSPACE_COLUMNS = ("OrgDefinedId", "Username")
+BRIGHTSPACE_END = "End-of-Line Indicator"
+GRADESCOPE_COLUMNS = (
+    "First Name",
+    "Last Name",
+    "SID",
+    "Email",
+    "Total Score",
+    "Max Points",
+    "Status",
+    "Submission ID",
+)
+#: What each import file needs of a row's student, for the warning about the rows it leaves out.
+NEEDS = {
+    "canvas": "ID (canvas_id), SIS User ID or SIS Login ID",
+    "moodle": "email, idnumber or username",
+    "blackboard": "username",
+    "brightspace": "orgdefinedid or username",
+    "gradescope": "sid or email",
+}
 #: How Canvas's export writes its second row (its importer skips it).
 CANVAS_POINTS_POSSIBLE = "    Points Possible"
 MISSING_SHOWN = 10
@@ -110,6 +147,50 @@ def _moodle_row(r: Record, who: Student | None) -> list[str] | None:
     ]
 
 
+def _first_last(who: Student | None, fallback: str = "") -> tuple[str, str]:
+    """The roster's first and last name, else its ``name`` split at its last space."""
+    if who is not None and (who.get("first_name") or who.get("last_name")):
+        return who.get("first_name"), who.get("last_name")
+    first, _, last = (who.name if who else fallback).rpartition(" ")
+    return (first, last) if first else (last, "")
+
+
+def _blackboard_row(r: Record, who: Student | None) -> list[str] | None:
+    owner = owner_of(r.submission)
+    username = who.get("username") if who else ""
+    if not username and owner is not None and owner.layout == "blackboard":
+        username = owner.student
+    if not username:
+        return None
+    first, last = _first_last(who)
+    student_id = who.get("student_id") if who else ""
+    return [csv_text(last), csv_text(first), csv_text(username), csv_text(student_id), format_points(r.total)]
+
+
+def _brightspace_row(r: Record, who: Student | None) -> list[str] | None:
+    if who is None or not (who.get("orgdefinedid") or who.get("username")):
+        return None
+    return [csv_text(who.get("orgdefinedid")), csv_text(who.get("username")), format_points(r.total), "#"]
+
+
+def _gradescope_row(r: Record, who: Student | None) -> list[str] | None:
+    if who is None or not (who.get("sid") or who.get("email")):
+        return None
+    owner = owner_of(r.submission)
+    first, last = _first_last(who)
+    submission = owner.student if owner is not None and owner.layout == "gradescope" else ""
+    return [
+        csv_text(first),
+        csv_text(last),
+        csv_text(who.get("sid")),
+        csv_text(who.get("email")),
+        format_points(r.total),
+        format_points(r.possible),
+        "Graded",
+        submission,
+    ]
+
+
 def write_import(
     out: Path,
     system: str,
@@ -122,23 +203,35 @@ def write_import(
     chosen, left_out = one_per_student(records)
     people = roster.by_id() if roster else {}
     make: Callable[[Record, Student | None], list[str] | None]
+    possible = format_points(records[0].possible if records else 0)
+    lines: list[list[str]] = []
     if system == "canvas":
         header = [*CANVAS_COLUMNS, column or assignment.title]
         make = _canvas_row
-        possible = format_points(records[0].possible if records else 0)
-        lines = [[CANVAS_POINTS_POSSIBLE, "", "", "", "", possible]]
-    else:
+        lines.append([CANVAS_POINTS_POSSIBLE, "", "", "", "", possible])
+    elif system == "moodle":
         header = [*MOODLE_COLUMNS, column or f"Assignment: {assignment.title} (Real)"]
         make = _moodle_row
-        lines = []
+    elif system == "blackboard":
+        header = [*BLACKBOARD_COLUMNS, column or f"{assignment.title} [Total Pts: {possible} Score]"]
+        make = _blackboard_row
+    elif system == "brightspace":
+        header = [*BRIGHTSPACE_COLUMNS, column or f"{assignment.title} Points Grade", BRIGHTSPACE_END]
+        make = _brightspace_row
+    else:
+        header = list(GRADESCOPE_COLUMNS)
+        make = _gradescope_row
     written = 0
     for r in chosen:
-        row = make(r, people.get(r.student))
-        if row is None:
+        # A Gradescope group submission is each of its submitters'.
+        whos: list[Student | None] = list(roster.everyone(r.submission)) if roster is not None else []
+        if not whos or people.get(r.student) not in whos:
+            whos = [people.get(r.student)]
+        rows = [row for row in (make(r, who) for who in whos) if row is not None]
+        if not rows:
             left_out += 1
-        else:
-            lines.append(row)
-            written += 1
+        lines += rows
+        written += len(rows)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
@@ -173,7 +266,7 @@ def finish(
     about them. A row an import file leaves out is a warning."""
     lines = []
     _remember(out, roster, systems, column)
-    if roster is not None:
+    if roster is not None and roster.listed:
         absent = write_missing(out, records, roster)
         total = len(roster.students)
         if absent:
@@ -189,11 +282,7 @@ def finish(
         path, written, left_out = write_import(out, system, records, assignment, roster, column)
         lines.append(f"{system} import: {path} ({written} students)")
         if left_out:
-            needs = (
-                "ID (canvas_id), SIS User ID or SIS Login ID"
-                if system == "canvas"
-                else "email, idnumber or username"
-            )
+            needs = NEEDS[system]
             warn(
                 f"{path.name}: {left_out} rows left out, their student has no {needs}; give --roster "
                 "with those columns"
@@ -220,7 +309,8 @@ def _remember(out: Path, roster: Roster | None, systems: Sequence[str], column: 
     import json
 
     data = {
-        "roster": str(roster.path) if roster is not None else None,
+        "roster": str(roster.path) if roster is not None and roster.listed else None,
+        "gradescope": str(roster.submitters_from) if roster is not None and roster.submitters_from else None,
         "lms": list(systems),
         "column": column,
     }
@@ -234,10 +324,13 @@ def rewrite_imports(
     import json
 
     from .lms import read_roster
+    from .lms_gradescope import with_submitters
 
     try:
         data = json.loads((out / ".cache" / "exports.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     roster = read_roster(Path(data["roster"])) if data.get("roster") else None
+    if data.get("gradescope"):
+        roster = with_submitters(roster, Path(data["gradescope"]))
     return finish(out, records, assignment, roster, list(data.get("lms") or []), data.get("column"), warn)

@@ -1,5 +1,5 @@
-"""Who a submission belongs to: the download layouts of Canvas, Moodle and Blackboard, and the
-instructor's roster.
+"""Who a submission belongs to: the download layouts of Canvas, Moodle, Blackboard, Brightspace
+(D2L) and Gradescope.
 
 An LMS's bulk download names each file (or folder) after its student; the names below are the
 ones each LMS writes, read from its own source or documentation:
@@ -20,6 +20,16 @@ ones each LMS writes, read from its own source or documentation:
   vangef/BBGradebookOrganiser describe it): flat files ``<assignment>_<username>_attempt_
   <YYYY-MM-DD-HH-MM-SS>_<file name>``, plus one ``<assignment>_<username>_attempt_<date>.txt`` per
   attempt (listed as skipped).
+- **Brightspace** (D2L; "Download" on an assignment's submissions; cgmb/d2lmf and
+  squell/bb-scripts read it): one folder per submission, ``<id>-<id> - <display name> -
+  <date>``, the date as ``Sep 24, 2024 926 PM`` (older downloads ``Sep 29, 2015 4:17 PM``, some
+  locales ``05 March 2026 612 PM``), holding the files as uploaded, plus an ``index.html``
+  (listed as skipped). The numbers are Brightspace's ids of the submission, not of the student:
+  the display name is what names the student (a roster's ``name``), the date orders one
+  student's submissions.
+- **Gradescope** ("Export Submissions"): one folder ``submission_<id>`` per submission, and
+  ``submission_metadata.yml`` mapping each folder to its submitters (``:name:``, ``:sid:``,
+  ``:email:``), read by :mod:`autograder.grading.lms_gradescope`.
 
 A name that fits none of them (``alice.ipynb``) has no identifier: its ``student`` is empty unless
 a roster (:func:`autograder.grading.lms.read_roster`) names it. Nothing here reads a file:
@@ -35,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-Layout = Literal["canvas", "moodle", "blackboard"]
+Layout = Literal["canvas", "moodle", "blackboard", "brightspace", "gradescope"]
 
 #: Moodle's folder (or, joined to a file's name, its flat prefix): ``Alice Smith_111_assignsubmission_file_``.
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_?$")
@@ -47,6 +57,17 @@ MOODLE_FILE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugi
 BLACKBOARD = re.compile(
     r"^(?P<assignment>.+?)_(?P<id>[^_]+)_attempt_(?P<when>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<file>.+))?$"
 )
+#: Brightspace's folder ``397063-2557369 - Alice Smith - Sep 24, 2024 926 PM``: the whole name is
+#: Brightspace's (the student's files are inside it), the date at its end fixed in form.
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+BRIGHTSPACE_FOLDER = re.compile(
+    r"^(?P<id>\d+-\d+) - (?P<name>\S.*?) - "
+    rf"(?:(?P<mon>{_MONTH}) (?P<day>\d{{1,2}}), (?P<year>\d{{4}})"
+    rf"|(?P<day2>\d{{1,2}}) (?P<mon2>{_MONTH}) (?P<year2>\d{{4}})) "
+    r"(?P<hour>\d{1,2}):?(?P<minute>\d\d) (?P<ampm>AM|PM)$"
+)
+#: Gradescope's ``submission_123456789`` folder of its export.
+GRADESCOPE_FOLDER = re.compile(r"^submission_(?P<id>\d+)$")
 #: The zip a notebook's export cell writes (otter's ``grader.export``):
 #: ``broadcasting_2026_11_28T00_54_37_066501.zip``. Its name is the student's, not an LMS's,
 #: though it also fits Canvas's pattern (name, "user id" 2026, "attachment" 11).
@@ -72,7 +93,8 @@ class Owner:
     name: str = ""
     """the name the download gives: Moodle's full name, Canvas's sortable-name slug"""
     attempt: str = ""
-    """Blackboard's attempt time, ``YYYY-MM-DD-HH-MM-SS`` (sorts as time does)"""
+    """Blackboard's attempt time, ``YYYY-MM-DD-HH-MM-SS``, or Brightspace's submission time,
+    ``YYYY-MM-DD-HH-MM`` (each sorts as time does)"""
     late: bool = False
     """Canvas marked the submission late"""
 
@@ -102,19 +124,57 @@ def moodle_folder(component: str) -> Owner | None:
     return Owner("moodle", m["id"], m["name"]) if m else None
 
 
+def brightspace_folder(component: str) -> Owner | None:
+    """The owner of a folder named as Brightspace names a submission's, or ``None``."""
+    m = BRIGHTSPACE_FOLDER.match(component)
+    if m is None:
+        return None
+    month = MONTHS.index((m["mon"] or m["mon2"])[:3]) + 1
+    day, year = int(m["day"] or m["day2"]), m["year"] or m["year2"]
+    if not (1 <= day <= 31 and 1 <= int(m["hour"]) <= 12 and int(m["minute"]) < 60):
+        return None
+    hour = int(m["hour"]) % 12 + (12 if m["ampm"] == "PM" else 0)
+    when = f"{year}-{month:02d}-{day:02d}-{hour:02d}-{m['minute']}"
+    return Owner("brightspace", m["id"], m["name"], attempt=when)
+
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def gradescope_folder(component: str) -> Owner | None:
+    """The owner (Gradescope's submission id) of a folder named as Gradescope's export names
+    one, or ``None``; who submitted it is in the export's ``submission_metadata.yml``."""
+    m = GRADESCOPE_FOLDER.match(component)
+    return Owner("gradescope", m["id"]) if m else None
+
+
+def submission_folder(component: str) -> Owner | None:
+    """The owner of a folder an LMS's download names as one student's (Moodle's, Brightspace's,
+    Gradescope's), or ``None``."""
+    return moodle_folder(component) or brightspace_folder(component) or gradescope_folder(component)
+
+
 def moodle_files_folder(component: str) -> bool:
     """Whether ``component`` is Moodle's folder of a student's uploaded files."""
     m = MOODLE_FOLDER.match(component)
     return m is not None and m["plugin"] == MOODLE_FILES
 
 
+def files_folder(component: str) -> bool:
+    """Whether ``component``, an LMS's per-student folder, holds the student's uploaded files
+    (Moodle's ``onlinetext`` and ``comments`` folders hold no notebook)."""
+    if moodle_folder(component) is not None:
+        return moodle_files_folder(component)
+    return submission_folder(component) is not None
+
+
 def moodle_prefix(member: str) -> str | None:
-    """The folders of a zip member's path down to Moodle's per-student folder
-    (``Alice Smith_111_assignsubmission_file_``, maybe under a folder of the download), or
-    ``None`` when no folder of its path is one."""
+    """The folders of a zip member's path down to an LMS's per-student folder (Moodle's
+    ``Alice Smith_111_assignsubmission_file_``, Brightspace's, Gradescope's; maybe under a
+    folder of the download), or ``None`` when no folder of its path is one."""
     parts = PurePosixPath(member.replace("\\", "/")).parts
     for i, part in enumerate(parts[:-1]):
-        if MOODLE_FOLDER.match(part):
+        if submission_folder(part) is not None:
             return "/".join(parts[: i + 1])
     return None
 
@@ -124,7 +184,7 @@ def owner_of(name: str) -> Owner | None:
     path) for, or ``None`` when its layout names nobody."""
     parts = PurePosixPath(name.replace("\\", "/")).parts
     for part in parts:
-        owner = moodle_folder(part)
+        owner = submission_folder(part)
         if owner is not None:
             return owner
     base = parts[-1] if parts else name
@@ -142,12 +202,31 @@ def owner_of(name: str) -> Owner | None:
     return None
 
 
+#: How each LMS is named to people.
+LMS_NAMES = {
+    "canvas": "Canvas",
+    "moodle": "Moodle",
+    "blackboard": "Blackboard",
+    "brightspace": "Brightspace",
+    "gradescope": "Gradescope",
+}
+
+
+def marked_late_by(name: str) -> str:
+    """The LMS (``Canvas``) whose download marks the submission ``name`` late, or ``""``. Only
+    Canvas's download says it (``LATE``, from its own due dates); Moodle's, Blackboard's,
+    Brightspace's and Gradescope's name no lateness (their dates are not compared with a due
+    date here: a time zone or an extension would make that a guess)."""
+    owner = owner_of(name)
+    return LMS_NAMES[owner.layout] if owner is not None and owner.late else ""
+
+
 def looks_like_a_download(names: Iterable[str]) -> bool:
     """Whether a folder holding ``names`` is an LMS download (or part of one) rather than one
     student's folder: it holds Moodle's per-student folders or files named by Canvas or
     Blackboard, each of which is a student's."""
     for name in names:
-        if MOODLE_FOLDER.match(name):
+        if submission_folder(name) is not None:
             return True
         if name.lower().endswith(SUBMISSION_SUFFIXES) and owner_of(name) is not None:
             return True

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from .lms_layouts import marked_late_by
+
 if TYPE_CHECKING:
     from .collect import Submission
 
@@ -174,11 +176,15 @@ def csv_text(text: str) -> str:
 
 def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> None:
     """One row per record: the contract's columns (submission, the questions, total, possible,
-    status, message), then ``student`` (empty where neither the download nor a roster names one)
-    and ``review`` (the questions held for the instructor's review and not yet decided)."""
+    status, message), then ``student`` (empty where neither the download nor a roster names one),
+    ``review`` (the questions held for the instructor's review and not yet decided) and ``late``
+    (``late`` where the LMS's download marks the submission late:
+    :func:`autograder.grading.lms_layouts.marked_late_by`)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", *questions, "total", "possible", "status", "message", "student", "review"])
+    w.writerow(
+        ["submission", *questions, "total", "possible", "status", "message", "student", "review", "late"]
+    )
     for r in records:
         w.writerow(
             [
@@ -190,6 +196,7 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
                 csv_text(r.message),
                 csv_text(r.student),
                 " ".join(r.pending),
+                "late" if marked_late_by(r.submission) else "",
             ]
         )
     atomic_write(path, buf.getvalue())

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..config import Assignment
+from .lms_layouts import marked_late_by
 from .records import atomic_write
 
 if TYPE_CHECKING:
@@ -35,16 +36,16 @@ if TYPE_CHECKING:
 _STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border-bottom:1px solid #ddd;
-padding:.35rem .5rem;text-align:left;vertical-align:top}th{background:#f4f4f4}
+padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f4f4f4}
 td.num,th.num{text-align:right;white-space:nowrap}
 .passed{color:#17692b}.failed{color:#a11}.status{font-weight:600}code{background:#f4f4f4;padding:0 .2rem}
 .fix{border-left:4px solid #a11;background:#fdf3f3;padding:.5rem .8rem;margin:.6rem 0}
-.fix p{margin:.3rem 0}.score{font-size:1.4rem}
+.fix p{margin:.3rem 0}.score{font-size:1.4rem}.late{color:#a11;font-weight:600}
 .bar{display:inline-block;height:.7rem;background:#c44;vertical-align:middle;margin-left:.4rem}
 table.narrow{width:auto}figure{margin:1rem 0}figure img{max-width:100%}
 details{margin:1rem 0}summary{cursor:pointer}
-.side{display:grid;grid-template-columns:1fr 1fr;gap:.5rem}.side pre{overflow-x:auto;background:#f8f8f8;
-padding:.4rem;margin:0;font-size:.8rem}mark{background:#ffe08a}
+.side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.5rem}
+.side pre{overflow-x:auto;background:#f8f8f8;padding:.4rem;margin:0;font-size:.8rem}mark{background:#ffe08a}
 </style>"""
 
 #: Statuses in the order the report lists them.
@@ -123,12 +124,14 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
         + f"{message_html(str(r['reason']))}</p></div>"
         for q, r in record.review.items()
     )
+    late_by = marked_late_by(record.submission)
     body = (
         f"<h1>{e(assignment.id)}: {e(assignment.title)}</h1>"
         f"<p>Submission <code>{e(record.submission)}</code>"
         + (f", student <code>{e(record.student)}</code>" if record.student else "")
         + "</p>"
-        f"<p class=score><b>{points(record.total)} / {points(record.possible)}</b> points, "
+        + (f"<p class=late>Late: {e(late_by)} marked this submission late.</p>" if late_by else "")
+        + f"<p class=score><b>{points(record.total)} / {points(record.possible)}</b> points, "
         f"status <span class=status>{e(record.status)}</span></p><p>{message_html(record.message)}</p>"
         + (f"<h2>Held for review</h2>{held}" if held else "")
         + (f"<h2>To fix ({len(failed)} of {len(ran)} hidden tests failed)</h2>{fixes}" if failed else "")
@@ -403,7 +406,8 @@ def _link(record: Record) -> str:
     (the LMS's id or the roster's)."""
     href = "feedback/" + quote(f"{record.key}.html")
     who = f" ({html.escape(record.student)})" if record.student else ""
-    return f"<a href='{html.escape(href)}'>{html.escape(record.submission)}</a>{who}"
+    late = " <span class=late>late</span>" if marked_late_by(record.submission) else ""
+    return f"<a href='{html.escape(href)}'>{html.escape(record.submission)}</a>{who}{late}"
 
 
 def write_report(
