@@ -53,7 +53,15 @@ def test_the_reader_ends_itself_past_its_cpu_seconds() -> None:
     assert time.monotonic() - start < 30
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SIGSTOP stands for a reader that hangs")
 def test_a_reading_past_its_budget_is_cannot_tell_and_the_next_one_reads() -> None:
-    readings = read_bounded(NOTEBOOK, ["outer"], seconds=0.0001)
-    assert "cannot tell" in str(readings["outer"]) and "CPU time" in str(readings["outer"])
+    """A reader that hangs (stopped, spending no CPU) is given up at the wall-clock backstop:
+    cannot tell, and the next reading starts a fresh reader."""
+    assert isinstance(read_bounded(NOTEBOOK, ["outer"])["outer"], SourceFunction)
+    proc = reading._READER.proc
+    assert proc is not None
+    os.kill(proc.pid, signal.SIGSTOP)
+    readings = read_bounded(NOTEBOOK, ["outer"], seconds=0.1)
+    assert "cannot tell" in str(readings["outer"]) and "CPU time" in str(readings["outer"]), readings
+    assert proc.poll() is not None  # killed
     assert isinstance(read_bounded(NOTEBOOK, ["outer"])["outer"], SourceFunction)
