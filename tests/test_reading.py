@@ -42,11 +42,7 @@ def test_a_reader_that_waits_for_a_core_still_reads() -> None:
 
 def test_the_reader_ends_itself_past_its_cpu_seconds() -> None:
     """What bounds a reading bomb: past its CPU seconds the kernel ends the reader (SIGXCPU)."""
-    code = (
-        "from autograder.grading.reading import _limit_cpu\n"
-        "_limit_cpu(1.0)\n"
-        "while True:\n    pass\n"
-    )
+    code = "from autograder.grading.reading import _limit_cpu\n_limit_cpu(1.0)\nwhile True:\n    pass\n"
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", code], timeout=60)
     assert proc.returncode == -signal.SIGXCPU
