@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import html
 import io
 import json
 import re
@@ -237,6 +238,27 @@ def test_each_layout_gives_its_rows_with_their_students(graded: dict) -> None:
         data = json.loads((out / "results" / f"{name}.json").read_text())
         assert data["extra_data"]["student"] == row["student"]
         assert (out / "feedback" / f"{name}.html").is_file()
+
+
+def test_pages_and_gradebook_name_the_student_beside_the_id(graded: dict) -> None:
+    """People, not files: wherever a row has a student, the gradebook's ``name`` column, its
+    feedback page and the class report give that student's name (the roster's, else the
+    download's) beside the id (issue 39)."""
+    out = graded["out"]
+    report = (out / "report.html").read_text()
+    named = 0
+    for name, row in gradebook(out).items():
+        if not row["student"]:
+            assert row["name"] == "", (name, row["name"])
+            continue
+        person = row["name"]
+        assert person, f"{name}: a student ({row['student']}) with no name"
+        assert any(part in person for part in ("Alice", "Bob", "Carol")), person
+        page = (out / "feedback" / f"{name}.html").read_text()
+        assert html.escape(person) in page and row["student"] in page
+        assert f"({html.escape(person)}, {row['student']})" in report
+        named += 1
+    assert named >= 2
 
 
 def test_junk_is_listed_as_skipped_and_gets_no_row(graded: dict) -> None:

@@ -186,7 +186,7 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     for s in subs:
         previous = None if options.regrade else read_record(out, s)
         if previous is not None and still_good(previous, s, s.graded_on(questions), seed, graded_with):
-            records[s.key] = with_student(out, previous, s.student)
+            records[s.key] = with_student(out, previous, s.student, s.student_name)
         else:
             todo.append(s)
             # Its bytes were graded before, by other tests or grader, or the grader failed on them.
@@ -259,7 +259,9 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
             with contextlib.closing(graded):
                 for record in graded:
                     sub = by_key[record.key]
-                    record = replace(record, student=sub.student, graded_with=graded_with)
+                    record = replace(
+                        record, student=sub.student, student_name=sub.student_name, graded_with=graded_with
+                    )
                     record = apply_decisions(record, decisions)
                     record = _recorded(out, record, a, grader, sub)
                     records[record.key] = record
@@ -358,7 +360,7 @@ def _recorded(out: Path, record: Record, a: Assignment, grader: Grader, sub: Sub
         {},
         [],
     )
-    failed = replace(failed, student=sub.student)
+    failed = replace(failed, student=sub.student, student_name=sub.student_name)
     _guarded(_write_record, out, failed, a)
     return failed
 

@@ -82,6 +82,8 @@ class Submission:
     """``problem`` is the grader's own failure while reading it (status ``error``), not the file's"""
     student: str = ""
     """who it is from (:func:`autograder.grading.lms.identify`), empty when unknown"""
+    student_name: str = ""
+    """that student's name, where the roster or the download gives one"""
 
     def graded_on(self, questions: Iterable[str]) -> list[str]:
         """Those of ``questions`` this submission is graded on, in their order."""

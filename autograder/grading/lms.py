@@ -224,22 +224,23 @@ def identify(subs: Sequence[Submission], roster: Roster | None) -> tuple[list[Su
         owner = owner_of(s.name)
         # Gradescope's folder names a submission, not a student: its metadata names who.
         student = owner.student if owner and owner.layout != "gradescope" else ""
+        name = owner.name if owner and owner.layout in ("moodle", "brightspace") else ""
         if roster is not None:
             found = roster.match(s.name)
             if found is None:
                 strangers.append(s.name)
             else:
-                student = found.id
-        out.append(replace(s, student=student))
+                student, name = found.id, found.name
+        out.append(replace(s, student=student, student_name=name))
     return out, strangers
 
 
-def with_student(out: Path, record: Record, student: str) -> Record:
-    """``record`` of a previous run, kept, with ``student`` (a roster given now names its
-    student): its ``results/<key>.json`` is rewritten where that changes it."""
-    if record.student == student:
+def with_student(out: Path, record: Record, student: str, name: str = "") -> Record:
+    """``record`` of a previous run, kept, with ``student`` and that student's ``name`` (a roster
+    given now names them): its ``results/<key>.json`` is rewritten where that changes it."""
+    if (record.student, record.student_name) == (student, name):
         return record
-    record = replace(record, student=student)
+    record = replace(record, student=student, student_name=name)
     atomic_write(
         out / "results" / f"{record.key}.json",
         json.dumps(record.to_results(), indent=1, sort_keys=True) + "\n",

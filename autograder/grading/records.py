@@ -63,6 +63,9 @@ class Record:
     held for the instructor: question -> ``reason``, ``points`` (what it scores if the rule is
     kept), ``code`` (the cells it read) and, once decided (``autograder review``), ``decision``
     (``kept`` or ``broken``). A held question scores 0 until it is decided."""
+    student_name: str = ""
+    """the student's name: the roster's, else the one the LMS's download gives (Moodle's full
+    name, Brightspace's display name, Gradescope's submitter), else empty"""
 
     @property
     def pending(self) -> list[str]:
@@ -89,6 +92,7 @@ class Record:
                 "notes": self.notes,
                 "seed": self.seed,
                 "student": self.student,
+                "student_name": self.student_name,
                 "graded_with": self.graded_with,
                 **({"fault": self.fault} if self.fault else {}),
                 **({"review": self.review} if self.review else {}),
@@ -113,6 +117,7 @@ class Record:
             str(x.get("graded_with") or ""),
             str(x.get("fault") or ""),
             {str(q): dict(r) for q, r in (x.get("review") or {}).items()},
+            str(x.get("student_name") or ""),
         )
 
 
@@ -176,14 +181,16 @@ def csv_text(text: str) -> str:
 
 def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> None:
     """One row per record: the contract's columns (submission, the questions, total, possible,
-    status, message), then ``student`` (empty where neither the download nor a roster names one),
+    status, message), then ``student`` (empty where neither the download nor a roster names one)
+    and ``name`` (the student's name, where known),
     ``review`` (the questions held for the instructor's review and not yet decided) and ``late``
     (``late`` where the LMS's download marks the submission late:
     :func:`autograder.grading.lms_layouts.marked_late_by`)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(
-        ["submission", *questions, "total", "possible", "status", "message", "student", "review", "late"]
+        ["submission", *questions, "total", "possible", "status", "message"]
+        + ["student", "name", "review", "late"]
     )
     for r in records:
         w.writerow(
@@ -195,6 +202,7 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
                 r.status,
                 csv_text(r.message),
                 csv_text(r.student),
+                csv_text(r.student_name),
                 " ".join(r.pending),
                 "late" if marked_late_by(r.submission) else "",
             ]

@@ -128,6 +128,7 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
     body = (
         f"<h1>{e(assignment.id)}: {e(assignment.title)}</h1>"
         f"<p>Submission <code>{e(record.submission)}</code>"
+        + (f", {e(record.student_name)}" if record.student_name else "")
         + (f", student <code>{e(record.student)}</code>" if record.student else "")
         + "</p>"
         + (f"<p class=late>Late: {e(late_by)} marked this submission late.</p>" if late_by else "")
@@ -405,7 +406,8 @@ def _link(record: Record) -> str:
     """The submission's name, linked to its feedback page, with its student where one is known
     (the LMS's id or the roster's)."""
     href = "feedback/" + quote(f"{record.key}.html")
-    who = f" ({html.escape(record.student)})" if record.student else ""
+    who = ", ".join(html.escape(x) for x in (record.student_name, record.student) if x)
+    who = f" ({who})" if who else ""
     late = " <span class=late>late</span>" if marked_late_by(record.submission) else ""
     return f"<a href='{html.escape(href)}'>{html.escape(record.submission)}</a>{who}{late}"
 
