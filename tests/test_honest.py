@@ -987,12 +987,25 @@ def global_norm(tree):
     return jnp.sqrt(sum(jnp.sum(g**2) for g in jax.tree.leaves(tree)))
 
 
-@functools.partial(jax.pmap, axis_name="batch", in_axes=(0, 0, 0, None, None))
+@jax.jit
+def clipped_on_the_mesh(params, x, y, lr, max_norm):
+    """The clipped step on inputs already placed on batch_mesh."""
+
+    def per_device(params, x, y):
+        full_batch_loss = lambda p: lax.pmean(mse_loss(p, x, y), axis_name="batch")
+        loss, grads = jax.value_and_grad(full_batch_loss)(params)
+        factor = jnp.minimum(1.0, max_norm / global_norm(grads))
+        return jax.tree.map(lambda p, g: p - lr * (factor * g), params, grads), loss
+
+    specs = (P(), P("batch"), P("batch"))
+    return jax.shard_map(per_device, mesh=batch_mesh, in_specs=specs, out_specs=P())(params, x, y)
+
+
 def clipped_train_step(params, x, y, lr, max_norm):
-    """train_step with the device-averaged gradient clipped to global norm max_norm."""
-    loss, grads = lax.pmean(jax.value_and_grad(mse_loss)(params, x, y), axis_name="batch")
-    factor = jnp.minimum(1.0, max_norm / global_norm(grads))
-    return jax.tree.map(lambda p, g: p - lr * (factor * g), params, grads), loss
+    """One shard_map step with the full-batch gradient clipped to global norm max_norm."""
+    params = jax.device_put(params, NamedSharding(batch_mesh, P()))
+    x, y = jax.device_put((x, y), NamedSharding(batch_mesh, P("batch")))
+    return clipped_on_the_mesh(params, x, y, lr, max_norm)
 ''',
             ),
             after(

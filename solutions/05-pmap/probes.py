@@ -357,7 +357,135 @@ def recovers_true_line(sub, rng):
 
 
 # ---------------------------------------------------------------------------------------------
-# q6 clipped_train_step
+# Reading a step's program: the shard_map of q6 and q10
+
+
+def _spec(spec: Any) -> list[str | None]:
+    """A PartitionSpec as plain data: one entry per array axis, trailing ``None`` dropped, a
+    one-name tuple as that name (``P("batch", None)`` and ``P(("batch",))`` read ``["batch"]``)."""
+    entries: list[str | None] = []
+    for entry in tuple(spec):
+        if isinstance(entry, tuple):
+            entry = entry[0] if len(entry) == 1 else "+".join(map(str, entry))
+        entries.append(None if entry is None else str(entry))
+    while entries and entries[-1] is None:
+        entries.pop()
+    return entries
+
+
+# Primitives whose outputs are their inputs, placed or typed anew: an input keeps its name.
+_PASS_THROUGH = {
+    "device_put",
+    "copy",
+    "copy_p",
+    "convert_element_type",
+    "reshard",
+    "sharding_constraint",
+    "mesh_cast",
+}
+
+
+def _find_shard_maps(jaxpr: Any, names: dict[Any, str], found: list[dict[str, Any]]) -> None:
+    """Every shard_map of ``jaxpr`` (calls such as jit included), each with the mesh, the spec
+    and the name (``params``, ``x``, ``y`` or ``None``) of every operand, and the out specs.
+    ``names`` maps the jaxpr's variables that carry an input of the step to that input's name."""
+
+    def name_of(var: Any) -> str | None:
+        return None if type(var).__name__ == "Literal" else names.get(var)
+
+    for eqn in jaxpr.eqns:
+        operands = [name_of(v) for v in eqn.invars]
+        if eqn.primitive.name == "shard_map":
+            found.append(
+                {
+                    "mesh": {str(k): int(v) for k, v in dict(eqn.params["mesh"].shape).items()},
+                    "operands": [
+                        {
+                            "name": name,
+                            "shape": list(var.aval.shape),
+                            "weak": bool(getattr(var.aval, "weak_type", False)),
+                            "spec": _spec(spec),
+                        }
+                        for name, var, spec in zip(operands, eqn.invars, eqn.params["in_specs"])
+                    ],
+                    "out": [_spec(spec) for spec in eqn.params["out_specs"]],
+                }
+            )
+            continue
+        if eqn.primitive.name in _PASS_THROUGH and len(eqn.outvars) == len(operands):
+            names.update({out: name for out, name in zip(eqn.outvars, operands) if name})
+        for param in eqn.params.values():
+            for inner in param if isinstance(param, (list, tuple)) else [param]:
+                inner = getattr(inner, "jaxpr", inner)
+                if hasattr(inner, "eqns"):
+                    same = len(inner.invars) == len(operands)
+                    inner_names = {v: n for v, n in zip(inner.invars, operands) if n} if same else {}
+                    _find_shard_maps(inner, inner_names, found)
+
+
+def _shard_map_problem(found: dict[str, Any], n: int) -> str | None:
+    """What keeps one shard_map from being the step's: None when it is."""
+    if found["mesh"] != {"batch": n}:
+        return f'its mesh is {found["mesh"]}, not all {n} devices on one axis named "batch"'
+    operands = found["operands"]
+    params = [o for o in operands if o["name"] == "params"]
+    if not params:  # lost on the way in: the 0-d float operands are the params
+        params = [o for o in operands if o["shape"] == [] and not o["weak"]]
+    if len(params) < 2 or any(o["spec"] for o in params):
+        return (
+            "the params do not go in replicated, in_specs P() (q4's pmapped train_step gives them "
+            "a device axis and does not count)"
+        )
+    data = [o for o in operands if o["name"] in ("x", "y")]
+    if len(data) < 2:
+        data = [o for o in operands if len(o["shape"]) == 2 and o["shape"][1] == 1]
+    if len(data) < 2:
+        return 'x and y do not go in as they come, (N, 1) arrays with in_specs P("batch")'
+    if any(o["spec"] != ["batch"] for o in data):
+        specs = " and ".join(sorted({f"P({', '.join(map(repr, o['spec']))})" for o in data}))
+        return f'x and y go in as {specs}, not P("batch"): split the batch over the devices'
+    if any(found["out"]):
+        return "not every output has out_specs P(): return new_params and the loss replicated"
+    return None
+
+
+def _holds_the_shard_map(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    found, problem = out.get("shard_maps"), out.get("problem")
+    if not isinstance(found, int) or not isinstance(problem, str):
+        return "returned no verdict on its shard_map"
+    if problem:
+        return problem if not found else f"the step's shard_map is not the one asked for: {problem}"
+    if not found:
+        return (
+            "the step holds no jax.shard_map: write it with jax.shard_map over a mesh of all "
+            'devices with the axis "batch" (a jit on placed data is q7\'s answer, not this one)'
+        )
+    return None
+
+
+def _shard_map_verdict(step: Any, params: dict[str, Any], x: Any, y: Any) -> dict[str, Any]:
+    """Traces ``step(params, x, y)`` and says whether it holds the data-parallel shard_map."""
+    import jax
+
+    try:
+        traced = jax.make_jaxpr(step)(params, x, y)
+    except Exception as e:  # noqa: BLE001 - the student's step, traced: say why it could not be
+        first = str(e).splitlines()[0] if str(e) else ""
+        return {
+            "shard_maps": 0,
+            "problem": f"tracing the step with jax.make_jaxpr raised {type(e).__name__}: {first}",
+        }
+    names = ["params"] * len(jax.tree.leaves(params)) + ["x", "y"]
+    found: list[dict[str, Any]] = []
+    _find_shard_maps(traced.jaxpr, dict(zip(traced.jaxpr.invars, names)), found)
+    problems = [_shard_map_problem(f, _devices()) for f in found]
+    # The shard_maps the step holds, and what keeps the first from being the one asked for
+    # ("" when one of them is).
+    return {"shard_maps": len(found), "problem": "" if None in problems else (problems or [""])[0]}
+
+
+# ---------------------------------------------------------------------------------------------
+# q6 clipped_train_step (q10's layout: params un-replicated, x and y the whole batch)
 
 
 def _max_norm(rng: np.random.Generator) -> float:
@@ -365,32 +493,41 @@ def _max_norm(rng: np.random.Generator) -> float:
     return float(rng.uniform(0.1, 0.5))
 
 
+def _sharded_inputs(rng: np.random.Generator) -> tuple[dict[str, Any], Any, Any]:
+    x, y = _line_data(rng, _batch(_devices()))
+    return _far_params(rng), x, y
+
+
+def _clipped(sub, params: dict[str, Any], x: Any, y: Any, lr: float, max_norm: float) -> dict[str, Any]:
+    return {"step": sub.clipped_train_step(params, x, y, lr, max_norm)}
+
+
 @hidden.probe("q6", "clipped_train_step", weight=2)
 def equals_clipped_full_batch_step(sub, rng):
-    """one clipped step on all devices equals one clipped full-batch step"""
-    params, x, y = _pmap_inputs(rng, _devices())
-    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))}
-
-
-@hidden.probe("q6", "clipped_train_step", judge=_replicas_identical)
-def replicas_bit_identical_when_clipping(sub, rng):
-    """after one clipped step on all devices, every device holds the same params and loss"""
-    params, x, y = _pmap_inputs(rng, _devices())
-    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))}
+    """one clipped step on the whole (N, 1) batch equals one clipped full-batch step"""
+    params, x, y = _sharded_inputs(rng)
+    return _clipped(sub, params, x, y, _learning_rate(rng), _max_norm(rng))
 
 
 @hidden.probe("q6", "clipped_train_step")
-def equals_clipped_full_batch_step_on_two_devices(sub, rng):
-    """one clipped step on 2 devices equals one clipped full-batch step"""
-    params, x, y = _pmap_inputs(rng, min(2, _devices()))
-    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))}
+def clipped_with_one_example_per_device(sub, rng):
+    """one clipped step on one example per device equals one clipped full-batch step"""
+    x, y = _line_data(rng, _devices())
+    return _clipped(sub, _far_params(rng), x, y, _learning_rate(rng), _max_norm(rng))
 
 
 @hidden.probe("q6", "clipped_train_step")
 def unclipped_below_max_norm(sub, rng):
-    """with max_norm far above the gradient's norm the step is train_step's, unclipped"""
-    params, x, y = _pmap_inputs(rng, _devices())
-    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), 1e4)}
+    """with max_norm far above the gradient's norm the step is one plain full-batch step"""
+    params, x, y = _sharded_inputs(rng)
+    return _clipped(sub, params, x, y, _learning_rate(rng), 1e4)
+
+
+@hidden.probe("q6", "clipped_train_step")
+def three_clipped_steps_in_a_row(sub, rng):
+    """three clipped steps, each fed the params the last one returned"""
+    max_norm = _max_norm(rng)
+    return _three_steps(lambda p, a, b, lr: sub.clipped_train_step(p, a, b, lr, max_norm), rng)
 
 
 def _exact_line_inputs(rng: np.random.Generator, n: int) -> tuple[dict[str, Any], Any, Any]:
@@ -401,37 +538,27 @@ def _exact_line_inputs(rng: np.random.Generator, n: int) -> tuple[dict[str, Any]
 
     w, b = (float(v) for v in rng.integers(-12, 13, size=2) / 4.0)
     x = np.sort(rng.integers(-16, 17, size=(_batch(n), 1)) / 4.0, axis=0)
-    y = w * x + b
     params = {"w": jnp.float32(w), "b": jnp.float32(b)}
-    return (
-        _replicated(params, n),
-        _sharded(jnp.asarray(x, jnp.float32), n),
-        _sharded(jnp.asarray(y, jnp.float32), n),
-    )
+    return params, jnp.asarray(x, jnp.float32), jnp.asarray(w * x + b, jnp.float32)
 
 
 @hidden.probe("q6", "clipped_train_step")
 def zero_gradient_leaves_params(sub, rng):
     """at a zero gradient (data exactly on a line, params on it) the step changes nothing, no nan"""
     params, x, y = _exact_line_inputs(rng, _devices())
-    return {"step": sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))}
+    return _clipped(sub, params, x, y, _learning_rate(rng), _max_norm(rng))
 
 
-@hidden.probe("q6", "clipped_train_step", judge=_on_every_device, gate=True)
-def clipped_pmapped_over_every_device(sub, rng):
-    """runs on every device: its results are spread over all of them (jax.pmap, not jax.vmap)"""
-    params, x, y = _pmap_inputs(rng, _devices())
-    step = sub.clipped_train_step(params, x, y, _learning_rate(rng), _max_norm(rng))
-    return {"devices": _devices_of(step), "n": _devices()}
+@hidden.probe("q6", "clipped_train_step", judge=_holds_the_shard_map, gate=True)
+def clipped_shard_map_over_every_device(sub, rng):
+    """holds a shard_map over all devices, params in as P(), x and y as P("batch"), outputs P()"""
+    params, x, y = _sharded_inputs(rng)
+    lr, max_norm = _learning_rate(rng), _max_norm(rng)
+    return _shard_map_verdict(lambda p, a, b: sub.clipped_train_step(p, a, b, lr, max_norm), params, x, y)
 
 
 # ---------------------------------------------------------------------------------------------
-# q7 sharded_train_step
-
-
-def _sharded_inputs(rng: np.random.Generator) -> tuple[dict[str, Any], Any, Any]:
-    x, y = _line_data(rng, _batch(_devices()))
-    return _far_params(rng), x, y
+# q7 sharded_train_step (jit on an Explicit mesh)
 
 
 def _on_the_mesh(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
@@ -441,7 +568,7 @@ def _on_the_mesh(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     if min(devices) < want:
         return (
             f"the results live on {min(devices)} device(s), not on all {want}: place x and y "
-            "with a NamedSharding over a Mesh of all devices (a plain jit runs on one)"
+            "with a NamedSharding over a mesh of all devices (a plain jit runs on one)"
         )
     return None
 
@@ -449,14 +576,8 @@ def _on_the_mesh(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
 @hidden.probe("q7", "sharded_train_step", judge=_on_the_mesh, gate=True)
 def runs_on_every_device(sub, rng):
     """runs on every device: its results are spread over the whole mesh"""
-    import jax
-
     out = sub.sharded_train_step(*_sharded_inputs(rng), _learning_rate(rng))
-    leaves = jax.tree.leaves(out)
-    return {
-        "devices": [len(leaf.sharding.device_set) if hasattr(leaf, "sharding") else 1 for leaf in leaves],
-        "n": _devices(),
-    }
+    return {"devices": _devices_of(out), "n": _devices()}
 
 
 def _three_steps(step: Any, rng: np.random.Generator) -> dict[str, Any]:
@@ -481,6 +602,94 @@ def same_numbers_as_full_batch_step(sub, rng):
 def three_steps_in_a_row(sub, rng):
     """three steps, each fed the params the last one returned, equal three full-batch steps"""
     return _three_steps(sub.sharded_train_step, rng)
+
+
+def _explicit_spec(sharding: Any) -> tuple[dict[str, int], list[str | None]] | None:
+    """``(mesh shape, spec)`` of a sharding on a mesh whose axes are all Explicit, else None."""
+    mesh = getattr(sharding, "mesh", None)
+    types = getattr(mesh, "axis_types", None)
+    if not types or any(getattr(t, "name", str(t)) != "Explicit" for t in types):
+        return None
+    return {str(k): int(v) for k, v in dict(mesh.shape).items()}, _spec(sharding.spec)
+
+
+def _typed_values(jaxpr: Any, found: list[tuple[tuple[int, ...], dict[str, int], list[str | None]]]) -> None:
+    """Every value of ``jaxpr`` (inner jaxprs included) typed on an Explicit mesh."""
+    for eqn in jaxpr.eqns:
+        for var in eqn.outvars:
+            typed = _explicit_spec(getattr(var.aval, "sharding", None))
+            if typed is not None:
+                found.append((tuple(var.aval.shape), *typed))
+        for param in eqn.params.values():
+            for inner in param if isinstance(param, (list, tuple)) else [param]:
+                inner = getattr(inner, "jaxpr", inner)
+                if hasattr(inner, "eqns"):
+                    _typed_values(inner, found)
+
+
+def _batch_split_in_the_type(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    if out.get("problem"):
+        return str(out["problem"])
+    if not out.get("split"):
+        return (
+            f"no value of shape ({ref['size']}, 1) is typed as split over an Explicit mesh axis "
+            f'"batch" of all {ref["n"]} devices: build the mesh with jax.make_mesh (its axes are '
+            "Explicit by default) and place x and y with jax.sharding.reshard (or jax.device_put) "
+            'and NamedSharding(mesh, P("batch")); jax.typeof shows the split'
+        )
+    return None
+
+
+@hidden.probe("q7", "sharded_train_step", judge=_batch_split_in_the_type)
+def batch_split_in_the_type(sub, rng):
+    """traced with jax.make_jaxpr: x and y are typed as split over the Explicit mesh axis batch"""
+    import jax
+
+    params, x, y = _sharded_inputs(rng)
+    lr = _learning_rate(rng)
+    n, size = _devices(), x.shape[0]
+    try:
+        traced = jax.make_jaxpr(lambda p, a, b: sub.sharded_train_step(p, a, b, lr))(params, x, y)
+    except Exception as e:  # noqa: BLE001 - the student's step, traced: say why it could not be
+        first = str(e).splitlines()[0] if str(e) else ""
+        problem = f"tracing the step with jax.make_jaxpr raised {type(e).__name__}: {first}"
+        return {"split": 0, "problem": problem, "n": n, "size": size}
+    found: list[tuple[tuple[int, ...], dict[str, int], list[str | None]]] = []
+    _typed_values(traced.jaxpr, found)
+    split = [f for f in found if f[0] == (size, 1) and f[1] == {"batch": n} and f[2] == ["batch"]]
+    return {"split": len(split), "problem": "", "n": n, "size": size}
+
+
+def _replicated_on_explicit_mesh(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    kinds = out.get("kinds")
+    if not isinstance(kinds, list) or not kinds:
+        return "returned no arrays"
+    if any(kind != "explicit P()" for kind in kinds):
+        shown = ", ".join(sorted(set(map(str, kinds))))
+        return (
+            f"the results are {shown}: new_params and the loss should come back as jit left them, "
+            "replicated, P(), on the Explicit mesh of all devices (jax.typeof(loss) shows no split)"
+        )
+    return compare_outputs(out, ref)  # the kinds, then the numbers: replicated zeros win nothing
+
+
+@hidden.probe("q7", "sharded_train_step", judge=_replicated_on_explicit_mesh)
+def results_replicated_on_the_explicit_mesh(sub, rng):
+    """new_params and loss come back replicated (P()) on the Explicit mesh of all devices"""
+    import jax
+
+    out = sub.sharded_train_step(*_sharded_inputs(rng), _learning_rate(rng))
+    kinds = []
+    for leaf in jax.tree.leaves(out):
+        sharding = getattr(leaf, "sharding", None)
+        typed = _explicit_spec(sharding)
+        if typed is None:
+            kinds.append(type(sharding).__name__ if sharding is not None else type(leaf).__name__)
+        elif typed[0] != {"batch": _devices()}:
+            kinds.append(f"on a mesh {typed[0]}")
+        else:
+            kinds.append("explicit P()" if not typed[1] else f"split {typed[1]}")
+    return {"kinds": kinds, "step": out}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -637,28 +846,29 @@ def one_entry_per_device(sub, rng):
     return {"out": sub.global_normalize(_positive_rows(rng, _devices(), 1))}
 
 
-def _pmapped_with_psum(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
+def _per_device_with_psum(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     if not out.get("psum"):
         return (
             'has no lax.psum: the sum over all devices is a collective, lax.psum(..., "i") inside '
-            'a function pmapped with axis_name="i" (a sum over the whole array outside pmap '
-            "gets the numbers, not the point)"
+            'a jax.shard_map over a mesh axis "i" (a sum over the whole array outside it, or an '
+            "all_gather summed on every device, gets the numbers, not the point)"
         )
     if out.get("devices", 0) < ref["n"]:
         return (
             f"the result lives on {out.get('devices', 0)} device(s), not on all {ref['n']}: "
-            "build global_normalize with jax.pmap"
+            'build global_normalize with jax.shard_map over a mesh of x.shape[0] devices, axis "i"'
         )
     return None
 
 
-@hidden.probe("q9", "global_normalize", judge=_pmapped_with_psum, gate=True)
-def pmapped_with_psum(sub, rng):
+@hidden.probe("q9", "global_normalize", judge=_per_device_with_psum, gate=True)
+def per_device_with_psum(sub, rng):
     """runs on every device and adds over them with lax.psum"""
     x = _positive_rows(rng, _devices(), 4)
     result = sub.global_normalize(x)
     sharding = getattr(result, "sharding", None)
     return {
+        # lax.psum traces as `psum` under pmap and as `psum_invariant` under shard_map (check_vma).
         "psum": any(name.startswith("psum") for name in primitives(sub.global_normalize, x)),
         "devices": len(sharding.device_set) if sharding is not None else 0,
         "n": _devices(),
@@ -729,128 +939,9 @@ def three_steps_in_a_row_sharded(sub, rng):
     return _three_steps(sub.shard_map_train_step, rng)
 
 
-def _spec(spec: Any) -> list[str | None]:
-    """A PartitionSpec as plain data: one entry per array axis, trailing ``None`` dropped, a
-    one-name tuple as that name (``P("batch", None)`` and ``P(("batch",))`` read ``["batch"]``)."""
-    entries: list[str | None] = []
-    for entry in tuple(spec):
-        if isinstance(entry, tuple):
-            entry = entry[0] if len(entry) == 1 else "+".join(map(str, entry))
-        entries.append(None if entry is None else str(entry))
-    while entries and entries[-1] is None:
-        entries.pop()
-    return entries
-
-
-# Primitives whose outputs are their inputs, placed or typed anew: an input keeps its name.
-_PASS_THROUGH = {
-    "device_put",
-    "copy",
-    "copy_p",
-    "convert_element_type",
-    "reshard",
-    "sharding_constraint",
-    "mesh_cast",
-}
-
-
-def _find_shard_maps(jaxpr: Any, names: dict[Any, str], found: list[dict[str, Any]]) -> None:
-    """Every shard_map of ``jaxpr`` (calls such as jit included), each with the mesh, the spec
-    and the name (``params``, ``x``, ``y`` or ``None``) of every operand, and the out specs.
-    ``names`` maps the jaxpr's variables that carry an input of the step to that input's name."""
-
-    def name_of(var: Any) -> str | None:
-        return None if type(var).__name__ == "Literal" else names.get(var)
-
-    for eqn in jaxpr.eqns:
-        operands = [name_of(v) for v in eqn.invars]
-        if eqn.primitive.name == "shard_map":
-            found.append(
-                {
-                    "mesh": {str(k): int(v) for k, v in dict(eqn.params["mesh"].shape).items()},
-                    "operands": [
-                        {
-                            "name": name,
-                            "shape": list(var.aval.shape),
-                            "weak": bool(getattr(var.aval, "weak_type", False)),
-                            "spec": _spec(spec),
-                        }
-                        for name, var, spec in zip(operands, eqn.invars, eqn.params["in_specs"])
-                    ],
-                    "out": [_spec(spec) for spec in eqn.params["out_specs"]],
-                }
-            )
-            continue
-        if eqn.primitive.name in _PASS_THROUGH and len(eqn.outvars) == len(operands):
-            names.update({out: name for out, name in zip(eqn.outvars, operands) if name})
-        for param in eqn.params.values():
-            for inner in param if isinstance(param, (list, tuple)) else [param]:
-                inner = getattr(inner, "jaxpr", inner)
-                if hasattr(inner, "eqns"):
-                    same = len(inner.invars) == len(operands)
-                    inner_names = {v: n for v, n in zip(inner.invars, operands) if n} if same else {}
-                    _find_shard_maps(inner, inner_names, found)
-
-
-def _shard_map_problem(found: dict[str, Any], n: int) -> str | None:
-    """What keeps one shard_map from being the step's: None when it is."""
-    if found["mesh"] != {"batch": n}:
-        return f'its mesh is {found["mesh"]}, not all {n} devices on one axis named "batch"'
-    operands = found["operands"]
-    params = [o for o in operands if o["name"] == "params"]
-    if not params:  # lost on the way in: the 0-d float operands are the params
-        params = [o for o in operands if o["shape"] == [] and not o["weak"]]
-    if len(params) < 2 or any(o["spec"] for o in params):
-        return (
-            "the params do not go in replicated, in_specs P() (q4's pmapped train_step gives them "
-            "a device axis and does not count)"
-        )
-    data = [o for o in operands if o["name"] in ("x", "y")]
-    if len(data) < 2:
-        data = [o for o in operands if len(o["shape"]) == 2 and o["shape"][1] == 1]
-    if len(data) < 2:
-        return 'x and y do not go in as they come, (N, 1) arrays with in_specs P("batch")'
-    if any(o["spec"] != ["batch"] for o in data):
-        specs = " and ".join(sorted({f"P({', '.join(map(repr, o['spec']))})" for o in data}))
-        return f'x and y go in as {specs}, not P("batch"): split the batch over the devices'
-    if any(found["out"]):
-        return "not every output has out_specs P(): return new_params and the loss replicated"
-    return None
-
-
-def _holds_the_shard_map(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    found, problem = out.get("shard_maps"), out.get("problem")
-    if not isinstance(found, int) or not isinstance(problem, str):
-        return "returned no verdict on its shard_map"
-    if problem:
-        return problem if not found else f"the step's shard_map is not the one asked for: {problem}"
-    if not found:
-        return (
-            "the step holds no jax.shard_map: write it with jax.shard_map over a mesh of all "
-            'devices with the axis "batch" (a jit on placed data is q7\'s answer, not this one)'
-        )
-    return None
-
-
 @hidden.probe("q10", "shard_map_train_step", judge=_holds_the_shard_map, gate=True)
 def shard_map_over_every_device(sub, rng):
     """holds a shard_map over all devices, params in as P(), x and y as P("batch"), outputs P()"""
-    import jax
-
     params, x, y = _sharded_inputs(rng)
     lr = _learning_rate(rng)
-    try:
-        traced = jax.make_jaxpr(lambda p, a, b: sub.shard_map_train_step(p, a, b, lr))(params, x, y)
-    except Exception as e:  # noqa: BLE001 - the student's step, traced: say why it could not be
-        first = str(e).splitlines()[0] if str(e) else ""
-        return {
-            "shard_maps": 0,
-            "problem": f"tracing the step with jax.make_jaxpr raised {type(e).__name__}: {first}",
-        }
-    names = ["params"] * len(jax.tree.leaves(params)) + ["x", "y"]
-    found: list[dict[str, Any]] = []
-    _find_shard_maps(traced.jaxpr, dict(zip(traced.jaxpr.invars, names)), found)
-    problems = [_shard_map_problem(f, _devices()) for f in found]
-    # The shard_maps the step holds, and what keeps the first from being the one asked for
-    # ("" when one of them is).
-    return {"shard_maps": len(found), "problem": "" if None in problems else (problems or [""])[0]}
+    return _shard_map_verdict(lambda p, a, b: sub.shard_map_train_step(p, a, b, lr), params, x, y)
