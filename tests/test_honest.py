@@ -1162,8 +1162,8 @@ def _epoch_on_mesh(params, opt_state, key, x, y, batch_size, lr, mesh):
     perm = jax.random.permutation(key, x.shape[0])
     idx = perm[: n_batches * batch_size].reshape(n_batches, batch_size)
     per_batch = NamedSharding(mesh, BATCH_SPEC)
-    xb = lax.with_sharding_constraint(x[idx], per_batch)
-    yb = lax.with_sharding_constraint(y[idx], per_batch)
+    xb = x.at[idx].get(out_sharding=per_batch)
+    yb = y.at[idx].get(out_sharding=per_batch)
 
     def step(carry, batch):
         params, opt_state = carry
@@ -1177,11 +1177,106 @@ def _epoch_on_mesh(params, opt_state, key, x, y, batch_size, lr, mesh):
 
 def train_epoch_sharded(params, opt_state, key, x, y, batch_size, lr):
     """q5's epoch with x and y split over a mesh of all devices."""
-    mesh = Mesh(np.array(jax.devices()), axis_names=(BATCH,))
+    mesh = jax.make_mesh((jax.device_count(),), (BATCH,))
     x = jax.device_put(x, NamedSharding(mesh, DATA_SPEC))
     y = jax.device_put(y, NamedSharding(mesh, DATA_SPEC))
     params, opt_state = jax.device_put((params, opt_state), NamedSharding(mesh, P()))
     return _epoch_on_mesh(params, opt_state, key, x, y, batch_size, lr, mesh)
+''',
+            ),
+        ),
+    ),
+    Honest(
+        "06-capstone-own-way",
+        N,
+        "habit",
+        "`train_and_evaluate` on an Auto mesh with `with_sharding_constraint`, a `mkstemp` temporary "
+        "file, `jax.device_get` copies of the best and a logging `print` per epoch",
+        (
+            rewrite(
+                "train_and_evaluate",
+                '''
+from jax.sharding import AxisType
+
+
+@functools.partial(
+    jax.jit, static_argnames=("batch_size", "warmup", "total", "mesh"), donate_argnums=(0, 1)
+)
+def _epoch(params, opt_state, key, x, y, batch_size, base_lr, warmup, total, max_norm, mesh):
+    nb = x.shape[0] // batch_size
+    idx = jax.random.permutation(key, x.shape[0])[: nb * batch_size].reshape(nb, batch_size)
+    spread = NamedSharding(mesh, P(None, "batch"))
+    xb, yb = lax.with_sharding_constraint((x[idx], y[idx]), spread)
+
+    def step(carry, batch):
+        p, s = carry
+        loss, g = jax.value_and_grad(mse_loss)(p, *batch)
+        norm = jnp.sqrt(sum(jnp.vdot(leaf, leaf) for leaf in jax.tree.leaves(g)))
+        g = jax.tree.map(lambda leaf: leaf * jnp.minimum(1.0, max_norm / norm), g)
+        p, s = adam_update(g, s, p, lr_schedule(s["t"], base_lr, warmup, total))
+        return (p, s), (loss, norm)
+
+    (params, opt_state), (losses, norms) = lax.scan(step, (params, opt_state), (xb, yb))
+    return params, opt_state, losses, norms
+
+
+def _save_atomically(path, state, epoch):
+    handle, temporary = tempfile.mkstemp(suffix=".npz", dir=os.path.dirname(path))
+    os.close(handle)
+    save_checkpoint(temporary, state, epoch)
+    os.replace(temporary, path)
+
+
+def train_and_evaluate(config):
+    """The capstone run, written my way."""
+    mesh = jax.make_mesh((jax.device_count(),), ("batch",), axis_types=(AxisType.Auto,))
+    k_data, k_test, k_init, k_train = jax.random.split(config["key"], 4)
+    x, y = jax.device_put(make_dataset(k_data, 1024), NamedSharding(mesh, P("batch")))
+    x_val, y_val = make_dataset(k_test, 256)
+    n, bs = config["n_epochs"], config["batch_size"]
+    nb = 1024 // bs
+    params = init_params(k_init, config["sizes"])
+    fresh = {
+        "params": params,
+        "opt_state": adam_init(params),
+        "best_params": jax.device_get(params),
+        "best_val": np.float32(np.inf),
+        "best_epoch": np.int32(-1),
+        "history": {
+            "train_loss": np.zeros(n, np.float32),
+            "val_mse": np.zeros(n, np.float32),
+            "grad_norm": np.zeros((n, nb), np.float32),
+        },
+    }
+    state, start = fresh, 0
+    if os.path.isfile(config["checkpoint_path"]):
+        state, start = load_checkpoint(config["checkpoint_path"], fresh)
+    hist = {k: np.array(v) for k, v in state["history"].items()}
+    best = (state["best_params"], float(state["best_val"]), int(state["best_epoch"]))
+    p, s = jax.device_put((state["params"], state["opt_state"]), NamedSharding(mesh, P()))
+    speeds = []
+    for e in range(start, n):
+        t0 = time.perf_counter()
+        p, s, losses, norms = _epoch(
+            p, s, jax.random.fold_in(k_train, e), x, y, bs,
+            config["base_lr"], config["warmup"], config["total"], config["max_norm"], mesh,
+        )
+        losses = jax.block_until_ready(losses)
+        speeds.append(nb * bs / (time.perf_counter() - t0))
+        hist["train_loss"][e], hist["grad_norm"][e] = np.mean(np.asarray(losses)), np.asarray(norms)
+        hist["val_mse"][e] = mse_loss(p, x_val, y_val)
+        print(f"epoch {e}: loss {hist['train_loss'][e]:.4f}, val {hist['val_mse'][e]:.4f}")
+        if hist["val_mse"][e] < np.float32(best[1]):
+            best = (jax.device_get(p), float(hist["val_mse"][e]), e)
+        if (e + 1) % config["checkpoint_every"] == 0 or e + 1 == n:
+            _save_atomically(
+                config["checkpoint_path"],
+                {"params": p, "opt_state": s, "best_params": best[0], "best_val": np.float32(best[1]),
+                 "best_epoch": np.int32(best[2]), "history": hist},
+                e + 1,
+            )
+    return {"params": p, "best_params": best[0], "best_epoch": best[2], "history": hist,
+            "examples_per_second": np.asarray(speeds)}
 ''',
             ),
         ),
