@@ -739,6 +739,60 @@ def per_example_grads(loss, params, xs, ys):
         ),
     ),
     Honest(
+        "03-clipped-mean-grad-from-q11",
+        A,
+        "habit",
+        "q12 built on the student's own q11 `per_example_grads`, clipping with `jnp.where`",
+        (
+            rewrite(
+                "clipped_mean_grad",
+                '''
+def clipped_mean_grad(loss, params, xs, ys, max_norm):
+    """q11's per-example gradients, each clipped to global norm max_norm, then averaged."""
+    grads = per_example_grads(loss, params, xs, ys)
+    leaves = jax.tree.leaves(grads)
+    norms = jnp.sqrt(sum(jnp.sum(g.reshape(g.shape[0], -1) ** 2, axis=1) for g in leaves))
+    scale = jnp.where(norms > max_norm, max_norm / jnp.where(norms > 0, norms, 1.0), 1.0)
+    return jax.tree.map(lambda g: jnp.tensordot(scale, g, axes=1) / g.shape[0], grads)
+''',
+            ),
+        ),
+    ),
+    Honest(
+        "04-precision-other-ways",
+        J,
+        "habit",
+        "q14 with `jax.config.update` on and off again in `try`/`finally`; q15 jitted, under a "
+        '`jax.default_matmul_precision("float32")` block',
+        (
+            rewrite(
+                "solve_in_float64",
+                '''
+def solve_in_float64(A, b):
+    """Solve in float64: 64-bit mode on for the call, and off again whatever happens."""
+    jax.config.update("jax_enable_x64", True)
+    try:
+        return jnp.linalg.solve(jnp.array(A, dtype=jnp.float64), jnp.array(b, dtype=jnp.float64))
+    finally:
+        jax.config.update("jax_enable_x64", False)
+''',
+            ),
+            rewrite(
+                "predict_full_precision",
+                '''
+@jax.jit
+def predict_full_precision(params, x):
+    """Every product at full float32 precision: the block is read while tracing."""
+    with jax.default_matmul_precision("float32"):
+        *hidden, last = params
+        for layer in hidden:
+            x = jnp.tanh(jnp.einsum("ni,io->no", x, layer["W"]) + layer["b"])
+        return x @ last["W"] + last["b"]
+''',
+            ),
+        ),
+    ),
+    Honest(
         "04-x64-off",
         J,
         "side-effect",

@@ -1125,3 +1125,91 @@ def program_does_not_grow_with_batch(sub, rng):
         return {"ops": [len(primitives(call, params, xs[:B], ys[:B])) for B in GRAD_BATCHES]}
     except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
         return {"untraced": type(e).__name__, "loops": python_loops(source_of(sub.per_example_grads))}
+
+
+# ---------------------------------------------------------------------------------------------
+# q12: clipped_mean_grad(loss, params, xs, ys, max_norm): per-example gradients, each clipped to
+# global L2 norm max_norm, then averaged (DP-SGD without its noise).
+#
+# Values are compared with the reference's, on batches where a median max_norm clips about half
+# the examples, where a huge one clips none (the plain mean of per-example gradients) and a tiny
+# one clips all (the mean of unit directions times max_norm), and on a hinge loss whose satisfied
+# examples have gradients of exactly zero (0 / 0 gives nan; the structure check rejects a nan
+# where the reference is finite). "No Python loop" is q11's gate: the traced program does not
+# grow with the batch.
+
+
+def _median_norm(loss, params, xs, ys):
+    """The median over the examples of each one's global gradient norm, as a Python float: a
+    max_norm that clips about half of them."""
+    import jax
+    import jax.numpy as jnp
+
+    grads = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, xs, ys)
+    sq = sum(jnp.sum(leaf.reshape(leaf.shape[0], -1) ** 2, axis=1) for leaf in jax.tree.leaves(grads))
+    return float(np.median(np.sqrt(np.asarray(sq))))
+
+
+@hidden.probe("q12", "clipped_mean_grad", weight=2)
+def classifier_half_clipped(sub, rng):
+    """on the 2-layer classifier, xs (8, 4), max_norm the median gradient norm (half clipped)"""
+    loss, params, xs, ys = _classifier_problem(rng, 8)
+    return {"grad": sub.clipped_mean_grad(loss, params, xs, ys, _median_norm(loss, params, xs, ys))}
+
+
+@hidden.probe("q12", "clipped_mean_grad")
+def zero_gradients_stay_zero(sub, rng):
+    """on a hinge loss where half the examples are satisfied (their gradients exactly zero), xs (6, 3)"""
+    import jax.numpy as jnp
+
+    params = {"w": _f32(rng, 3), "b": _f32(rng, ())}
+    xs = _f32(rng, (6, 3))
+    margins = np.asarray(xs @ params["w"] + params["b"])
+    sign = np.where(np.arange(6) % 2 == 0, 1.0, -1.0) * np.sign(margins + (margins == 0))
+    ys = jnp.asarray(sign / np.maximum(np.abs(margins), 1e-3) * 3.0, jnp.float32)  # even: y * margin = 3 > 1
+
+    def loss(params, x, y):  # hinge: zero (and a zero gradient) once y * (x . w + b) >= 1
+        return jnp.maximum(0.0, 1.0 - y * (x @ params["w"] + params["b"]))
+
+    return {"grad": sub.clipped_mean_grad(loss, params, xs, ys, 0.5)}
+
+
+@hidden.probe("q12", "clipped_mean_grad")
+def nothing_clipped_is_the_mean(sub, rng):
+    """on a tanh regression, params a tuple (W (3, 2), b (2,)), xs (5, 3), max_norm 1e6 (nothing clipped)"""
+    import jax.numpy as jnp
+
+    params = (_f32(rng, (3, 2)), _f32(rng, 2, 0.1))
+    xs, ys = _f32(rng, (5, 3)), _f32(rng, (5, 2))
+
+    def loss(params, x, y):
+        W, b = params
+        return jnp.mean((jnp.tanh(x @ W + b) - y) ** 2)
+
+    return {"grad": sub.clipped_mean_grad(loss, params, xs, ys, 1e6)}
+
+
+@hidden.probe("q12", "clipped_mean_grad")
+def everything_clipped(sub, rng):
+    """on a linear regression, params {"w": (5,), "b": a scalar ()}, xs (9, 5), max_norm 1e-3 (all clipped)"""
+    params = {"w": _f32(rng, 5), "b": _f32(rng, ())}
+    xs, ys = _f32(rng, (9, 5)), _f32(rng, 9, 3.0)
+
+    def loss(params, x, y):
+        return (x @ params["w"] + params["b"] - y) ** 2
+
+    return {"grad": sub.clipped_mean_grad(loss, params, xs, ys, 1e-3)}
+
+
+@hidden.probe("q12", "clipped_mean_grad", judge=_program_fixed, gate=True)
+def clipped_program_does_not_grow_with_batch(sub, rng):
+    """its traced program does not grow with the batch (vmap, no Python loop over the examples)"""
+    loss, params, xs, ys = _classifier_problem(rng, max(GRAD_BATCHES))
+
+    def call(params, xs, ys):
+        return sub.clipped_mean_grad(loss, params, xs, ys, 1.0)
+
+    try:
+        return {"ops": [len(primitives(call, params, xs[:B], ys[:B])) for B in GRAD_BATCHES]}
+    except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
+        return {"untraced": type(e).__name__, "loops": python_loops(source_of(sub.clipped_mean_grad))}

@@ -1429,3 +1429,185 @@ def jaxpr_holds_one_loop_of_fixed_size(sub, rng):
     ops_3, ops_30 = ([], []) if error else (ops(3), ops(30))
     loops = sum(name in ("scan", "while") for name in ops_3)
     return {"traced_error": error, "loops": loops, "ops_3": len(ops_3), "ops_30": len(ops_30)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q14 solve_in_float64: 64-bit mode on for one computation, arrays and solve inside the block.
+#
+# The systems are ill-conditioned (condition numbers 1e7 to 1e10): float32 loses every digit
+# there, while any float64 method (LU, an inverse, least squares) stays within 1e-6 of the
+# reference's solution. After the student's call, the probe reads whether 64-bit mode is still
+# on, and switches it off again, so that a flag left on cannot change the probes that follow.
+
+#: Relative distance from the reference's float64 solution that any float64 method meets.
+SOLVE_RTOL = 1e-4
+
+
+def _ill_conditioned(rng, n, log10_cond):
+    """A float64 system ``(A, b)``: ``A = Q diag(s) Q^T`` with singular values from 1 down to
+    ``10**-log10_cond``, ``b = A @ x`` for a random ``x``."""
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    s = np.logspace(0, -log10_cond, n)
+    a = (q * s) @ q.T
+    return a, a @ rng.standard_normal(n)
+
+
+def _float64_solution(out, ref):
+    for path in sorted(k for k in ref if k.startswith("solution")):
+        got, want = out.get(path), ref[path]
+        if not isinstance(got, PlainArray):
+            return (
+                f"returned {describe_value(got)}, expected a float64 array of shape {tuple(want.value.shape)}"
+            )
+        if got.value.dtype == np.float32:
+            return (
+                "the solution is float32: jnp.asarray made float32 arrays of the float64 data; "
+                "make the arrays and solve inside `with jax.enable_x64(True):`"
+            )
+        if got.value.shape != want.value.shape or got.value.dtype != want.value.dtype:
+            return (
+                f"returned a {got.value.dtype} array of shape {tuple(got.value.shape)}, expected "
+                f"float64 {tuple(want.value.shape)}"
+            )
+        g, w = got.value.astype(np.float64), want.value
+        off = float(np.linalg.norm(g - w) / np.linalg.norm(w))
+        if not off <= SOLVE_RTOL:
+            return (
+                f"the solution is {off:.2g} away (relative) from a float64 solution: float32 "
+                "digits? Solve in float64: the arrays made and solved inside the block"
+            )
+    return None
+
+
+@hidden.probe("q14", "solve_in_float64", judge=_float64_solution, weight=2)
+def matches_float64_solution(sub, rng):
+    """on random ill-conditioned float64 systems, n = 8, condition numbers 1e7 and 1e10"""
+    return {f"solution_cond_1e{c}": sub.solve_in_float64(*_ill_conditioned(rng, 8, c)) for c in (10, 7)}
+
+
+def _mode_off_afterwards(out, ref):
+    if out.get("later_dtype") != "float32" or out.get("mode_on") is not False:
+        return (
+            "64-bit mode was still on after the call (jnp.asarray of float64 data gave "
+            f"{out.get('later_dtype')}): jax.config.update changes the whole program; use "
+            "`with jax.enable_x64(True):` around the solve only"
+        )
+    return _float64_solution(out, ref)
+
+
+@hidden.probe("q14", "solve_in_float64", judge=_mode_off_afterwards)
+def mode_off_afterwards(sub, rng):
+    """64-bit mode is off again after the call (on a 5 x 5 system, condition number 1e8)"""
+    import jax
+    import jax.numpy as jnp
+
+    a, b = _ill_conditioned(rng, 5, 8)
+    try:
+        x = sub.solve_in_float64(a, b)
+        later = jnp.asarray(np.ones(2)).dtype.name
+        on = bool(jax.config.jax_enable_x64)
+    finally:
+        jax.config.update("jax_enable_x64", False)  # whatever the call did, off for what follows
+    return {"solution": x, "later_dtype": later, "mode_on": on}
+
+
+#: Solving outside JAX: the question is JAX's 64-bit mode.
+NON_JAX_SOLVERS = {"np.linalg", "numpy.linalg", "scipy", "scipy.linalg"}
+
+
+def _solves_with_jax(out, ref):
+    used = out.get("non_jax")
+    if isinstance(used, list) and used:
+        return f"solves with `{used[0]}`; this question is about JAX in float64: use jnp.linalg.solve"
+    return None
+
+
+@hidden.probe("q14", "solve_in_float64", judge=_solves_with_jax, gate=True)
+def solves_with_jax(sub, rng):
+    """solves with JAX, not NumPy or SciPy"""
+    return {"non_jax": forbidden_names(source_of(sub.solve_in_float64), NON_JAX_SOLVERS)}
+
+
+# ---------------------------------------------------------------------------------------------
+# q15 predict_full_precision: every matrix product at HIGHEST, whatever the program's default.
+#
+# A CPU computes float32 products alike at every precision, and the grader pins the default to
+# "highest", so the precision is read where it is written: the `precision` of every
+# dot_general in the jaxpr (nested ones included), traced under a fast default set by the
+# probe (a context, which wins over the global pin and over a jax.config.update made while
+# tracing). Values are compared too.
+
+
+def _mlp_params(rng, sizes):
+    return [
+        {"W": _f32(rng, (m, n), 1 / math.sqrt(m)), "b": _f32(rng, (n,), 0.1)}
+        for m, n in zip(sizes, sizes[1:])
+    ]
+
+
+def _dot_equations(jaxpr):
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "dot_general":
+            yield eqn
+        for param in eqn.params.values():
+            for inner in param if isinstance(param, (list, tuple)) else [param]:
+                inner = getattr(inner, "jaxpr", inner)
+                if hasattr(inner, "eqns"):
+                    yield from _dot_equations(inner)
+
+
+def _weakest_precision(fn, *args):
+    """``"full"`` when every dot_general of ``fn`` traced on ``args`` runs at HIGHEST (or the
+    F32_F32_F32 algorithm), else how the first other one is written."""
+    import jax
+
+    for eqn in _dot_equations(jax.make_jaxpr(fn)(*args).jaxpr):
+        p = eqn.params.get("precision")
+        names = [getattr(q, "name", str(q)) for q in p] if isinstance(p, (list, tuple)) else None
+        if names is not None and all(n == "HIGHEST" for n in names):
+            continue
+        if p is not None and names is None and str(p).endswith("F32_F32_F32"):
+            continue
+        if p is None:
+            return "the program's default (precision=None)"
+        return f"precision {'/'.join(names) if names else p}"
+    return "full"
+
+
+def _under_default(default, fn, *args):
+    """``fn``'s weakest matrix-product precision and its result, traced and run with the
+    program's default matmul precision set to ``default`` (a context: it wins over the global
+    pin, and over a jax.config.update made while tracing)."""
+    import jax
+
+    with jax.default_matmul_precision(default):
+        return {"weakest": _weakest_precision(fn, *args), "y": fn(*args)}
+
+
+def _full_precision(default):
+    def judge(out, ref):
+        weakest = out.get("weakest")
+        if weakest != "full":
+            return (
+                f"under a {default} default, a matrix product runs at {weakest}: on a GPU that is "
+                "TF32 or bfloat16; give every product precision=jax.lax.Precision.HIGHEST"
+            )
+        return compare_outputs({"y": out.get("y")}, {"y": ref["y"]})
+
+    return judge
+
+
+@hidden.probe("q15", "predict_full_precision", judge=_full_precision("bfloat16"), weight=2)
+def every_product_highest_under_bfloat16_default(sub, rng):
+    """a 3-layer MLP (4 -> 8 -> 8 -> 3) on x (5, 4), traced under a bfloat16 default"""
+    params, x = _mlp_params(rng, (4, 8, 8, 3)), _f32(rng, (5, 4))
+    return _under_default("bfloat16", sub.predict_full_precision, params, x)
+
+
+@hidden.probe("q15", "predict_full_precision", judge=_full_precision("tensorfloat32"))
+def one_layer_under_jit_and_tensorfloat32_default(sub, rng):
+    """one linear layer (6 -> 2) on x (7, 6), under jax.jit and a tensorfloat32 default"""
+    import jax
+
+    params, x = _mlp_params(rng, (6, 2)), _f32(rng, (7, 6))
+    return _under_default("tensorfloat32", jax.jit(sub.predict_full_precision), params, x)
