@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, cast
@@ -30,6 +30,7 @@ from ..sandbox.zygote import Zygote
 from .collect import Submission
 from .gates import GATES_DIGEST, SourceReadings, source_namespace
 from .judge import Scoring, judge, make_record
+from .mistakes import Mistake, mistake_id, mistakes_probes_source, read_mistakes
 from .parts import MAX_PARTS, merge_outcomes, split_by_question
 from .reading import read_bounded
 from .records import Record, disk_full, fault_text
@@ -83,6 +84,12 @@ class GradingSpec:
     """sha256 digests of what the reference results depend on, bar the host
     (:func:`autograder.grading.reference.store_key`)"""
     master_cells: list[str] | None = None
+    mistakes: dict[str, str] = field(default_factory=dict)
+    """the known mistakes this batch names (:mod:`.mistakes`): id -> its statement, which
+    students may read; empty when the batch names none"""
+    mistake_sources: dict[str, str] | None = None
+    """the known-wrong answers' code, by id: on the instructor's machine only, beside the
+    reference solution, whose side alone runs them"""
 
     @classmethod
     def for_course(
@@ -94,7 +101,10 @@ class GradingSpec:
         limits: SandboxLimits | None = None,
         cpu_devices: int | None = None,
         seed: int,
+        diagnose: bool = True,
     ) -> GradingSpec:
+        """``diagnose``: run the known-wrong answers beside the reference and name the mistake a
+        submission reproduces (:mod:`.mistakes`)."""
         master = read_notebook(assignment.master)
         cells = code_cells(master)
         probes_source = assignment.probes_file.read_text(encoding="utf-8")
@@ -116,6 +126,7 @@ class GradingSpec:
             # needs none (its import would delay a single file's sandbox by about 0.8 s).
             f"jax {version('jax')} jaxlib {version('jaxlib')}".encode(),
         ]
+        known: list[Mistake] = read_mistakes(assignment.mutants_dir, assignment.questions) if diagnose else []
         return cls(
             assignment=assignment,
             device=device,
@@ -131,6 +142,8 @@ class GradingSpec:
             seed=seed,
             store_digests=[hashlib.sha256(part).hexdigest() for part in parts],
             master_cells=cells,
+            mistakes={m.id: m.text for m in known},
+            mistake_sources={m.id: m.source for m in known},
         )
 
     @property
@@ -143,7 +156,7 @@ class GradingSpec:
         for part in (
             *self.store_digests,
             grader_code_digest(),
-            json.dumps([self.questions, asdict(self.limits)], sort_keys=True),
+            json.dumps([self.questions, asdict(self.limits), self.mistakes], sort_keys=True),
         ):
             h.update(part.encode())
         return h.hexdigest()[:20]
@@ -162,6 +175,7 @@ class GradingSpec:
             "trusted_limits": asdict(self.trusted_limits),
             "seed": self.seed,
             "store": self.store_digests,
+            "mistakes": self.mistakes,
         }
 
     @classmethod
@@ -178,6 +192,7 @@ class GradingSpec:
             trusted_limits=SandboxLimits(**data["trusted_limits"]),
             seed=int(data["seed"]),
             store_digests=[str(d) for d in data["store"]],
+            mistakes={str(k): str(v) for k, v in (data.get("mistakes") or {}).items()},
         )
 
 
@@ -232,13 +247,20 @@ class Grader:
         jobs: int = 1,
         parts: int = 1,
         zygote: Zygote | None = None,
+        diagnose: bool = True,
     ) -> Grader:
         """The instructor's grader, from the course's files. ``cpu_devices`` below the
         assignment's ``min_devices`` is raised to it (:func:`.sandboxes.plan_job`; a test of the
         course on fewer devices lowers the floor in its own copy of the course:
         :func:`autograder.config.with_device_floor`)."""
         spec = GradingSpec.for_course(
-            course, assignment, device=device, limits=limits, cpu_devices=cpu_devices, seed=seed
+            course,
+            assignment,
+            device=device,
+            limits=limits,
+            cpu_devices=cpu_devices,
+            seed=seed,
+            diagnose=diagnose,
         )
         return cls(spec, out, jobs=jobs, parts=parts, zygote=zygote)
 
@@ -381,8 +403,12 @@ class Grader:
         store = self.store
         with store.locked():  # a grader beside this one may be filling the same store
             outputs = store.load(self.seed)
+            known = store.load_mistakes(self.seed, self.mistakes_digest) if self.spec.mistakes else {}
             runs = [self._warm_public_cache] if not store.public_warmed.exists() else []
-            runs += [self._run_reference] if outputs is None else []
+            if outputs is None or known is None:
+                runs.append(
+                    functools.partial(self._reference_side, run=outputs is None, mistakes=known is None)
+                )
             # The stub's run and the reference's share nothing: side by side, in two sandboxes.
             with ThreadPoolExecutor(max_workers=2) as pool:
                 for done in [pool.submit(run, store) for run in runs]:
@@ -392,10 +418,67 @@ class Grader:
                 if outputs is None:
                     raise GradingFailed(f"the reference results in {store.path} cannot be read back")
                 prune(store.path.parent, keep=store.path)
+            if known is None:
+                known = store.load_mistakes(self.seed, self.mistakes_digest) or {}
             store.touch()
             outputs.update(self._master_sources(store))
+            outputs.update(known)
         self._reference = outputs
         return outputs
+
+    def _reference_side(self, store: Store, *, run: bool, mistakes: bool) -> None:
+        """The reference's runs, one after the other in its slot: the solution, then the known
+        mistakes (which read the programs the solution compiled)."""
+        if run:
+            self._run_reference(store)
+        if mistakes:
+            self._run_mistakes(store)
+
+    @functools.cached_property
+    def mistakes_digest(self) -> str:
+        """sha256 of the known-wrong answers' statements (and, on the instructor's machine, their
+        code): a change to either makes their outputs run again."""
+        data = [self.spec.mistakes, self.spec.mistake_sources or {}]
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def _run_mistakes(self, store: Store) -> None:
+        """Every known-wrong answer's outcomes of its question's sandbox probes, on the batch's
+        inputs (:func:`.mistakes.mistakes_probes_source`), kept in the store. Run on the
+        reference's side only, under its limits: a run that stops (a mistake that loops, crashes
+        or runs out of time) goes on in a fresh sandbox after the probe it stopped at. A mistake
+        that cannot run is never named; grading goes on either way."""
+        sources = self.spec.mistake_sources or {}
+        known = [
+            Mistake(m, m.split("_", 1)[0], self.spec.mistakes.get(m, ""), src) for m, src in sources.items()
+        ]
+        requests = [
+            (mistake_id(p.id, m.id), probe_seed(self.seed, p.id))
+            for m in known
+            for p in self.probes.probes
+            if p.question == m.question and not p.source
+        ]
+        source = mistakes_probes_source(self.probes_source, known)
+        results: dict[str, ProbeResult] = {}
+        todo = requests
+        while todo:
+            outcome = self.sandboxes.run(
+                self._master_cells(),
+                REFERENCE_SLOT,
+                source,
+                todo,
+                self.trusted_limits,
+                store.reference_xla,
+                writes=True,
+            )
+            results.update(outcome.results)
+            rest = [r for r in todo if r[0] not in outcome.results]
+            if not rest:
+                break
+            stopped = rest[0][0] == outcome.where
+            for rid, _ in rest[: 1 if stopped else len(rest)]:
+                results[rid] = {"ok": False, "error": f"stopped: {outcome.ended} {outcome.detail}"[:200]}
+            todo = rest[1:] if stopped else []
+        store.save_mistakes(results, self.seed, self.mistakes_digest)
 
     def _master_sources(self, store: Store) -> dict[str, ProbeResult]:
         """The source probes' outcomes on the master, kept in the store: reading the master's
@@ -446,7 +529,9 @@ class Grader:
     def reference_stored(self) -> bool:
         """Whether :meth:`reference` can load its outputs instead of running the solution."""
         return self._reference is not None or (
-            self.store.public_warmed.exists() and self.store.outputs_file(self.seed).exists()
+            self.store.public_warmed.exists()
+            and self.store.outputs_file(self.seed).exists()
+            and (not self.spec.mistakes or self.store.mistakes_file(self.seed, self.mistakes_digest).exists())
         )
 
     @property
@@ -465,6 +550,7 @@ class Grader:
             memory_mb=self.limits.memory_mb,
             notes=tuple(self.notes),
             hidden_source=self.probes_source,
+            mistakes=self.spec.mistakes,
         )
 
     # -- one submission -----------------------------------------------------------------------

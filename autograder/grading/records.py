@@ -62,6 +62,12 @@ class Record:
     kept), ``code`` (the cells it read) and, once decided (``autograder review``), ``decision``
     (``kept`` or ``broken``). A held question scores 0 until it is decided."""
 
+    diagnosis: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """questions whose outputs reproduce a known mistake (:mod:`autograder.grading.mistakes`):
+    question -> ``mistake`` (its id, the known-wrong answer's file stem), ``text`` (what the
+    student reads) and, when several mistakes give the same outputs and are named together,
+    ``with`` (the others' ids)"""
+
     @property
     def pending(self) -> list[str]:
         """Questions held for review and not yet decided."""
@@ -90,6 +96,7 @@ class Record:
                 "graded_with": self.graded_with,
                 **({"fault": self.fault} if self.fault else {}),
                 **({"review": self.review} if self.review else {}),
+                **({"diagnosis": self.diagnosis} if self.diagnosis else {}),
             },
         }
 
@@ -111,6 +118,7 @@ class Record:
             str(x.get("graded_with") or ""),
             str(x.get("fault") or ""),
             {str(q): dict(r) for q, r in (x.get("review") or {}).items()},
+            {str(q): dict(d) for q, d in (x.get("diagnosis") or {}).items()},
         )
 
 

@@ -1,4 +1,5 @@
-"""Reduces without keepdims, so the max and the sum do not line up with `axis`."""
+"""Reduces without keepdims, so the max and the sum do not line up with axis (an error, or the wrong
+slices for a square input). Take both with keepdims=True."""
 
 import jax.numpy as jnp
 

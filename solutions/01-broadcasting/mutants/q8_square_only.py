@@ -1,4 +1,5 @@
-"""Indexes the diagonal by the number of rows, as if M were square."""
+"""Indexes the diagonal by the number of rows, as if M were square: a wide or tall M gets the wrong
+entries or an error. Index by min(M.shape)."""
 
 import jax.numpy as jnp
 
