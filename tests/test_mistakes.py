@@ -16,6 +16,7 @@ from autograder.grading.judge import Scoring, judge
 from autograder.grading.mistakes import (
     as_feedback,
     diagnose,
+    may_reproduce,
     mistake_id,
     mistakes_probes_source,
     read_mistakes,
@@ -232,3 +233,11 @@ def test_every_known_wrong_answer_states_its_mistake_for_the_student() -> None:
             text = statement(path.read_text(encoding="utf-8"))
             assert not text_problems(text, solution, probes), (a.id, path.name, text_problems(text))
             assert as_feedback(text).startswith("your answer ")
+
+
+def test_only_a_run_with_failing_values_sends_for_the_known_mistakes() -> None:
+    probes = hidden.for_question("q1")
+    assert may_reproduce(probes, {**REFERENCE, "q1.large": ran(y=BIG * BIG)}, REFERENCE)
+    assert not may_reproduce(probes, REFERENCE, REFERENCE)  # full marks
+    assert not may_reproduce(probes, {p: ran(y=None) for p in REFERENCE}, REFERENCE)  # the stub
+    assert not may_reproduce(probes, {p: raised("TypeError") for p in REFERENCE}, REFERENCE)

@@ -241,8 +241,7 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
                 if not grader.reference_stored():
                     console.say(
                         f"running the reference solution of {a.id} on this batch's hidden inputs "
-                        + ("and its known mistakes " if spec.mistakes else "")
-                        + "(once per batch seed) ..."
+                        "(once per batch seed) ..."
                     )
                 grader.reference()
             progress = stack.enter_context(contextlib.closing(console.progress(len(todo))))

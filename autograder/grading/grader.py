@@ -11,6 +11,7 @@ import functools
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -30,7 +31,7 @@ from ..sandbox.zygote import Zygote
 from .collect import Submission
 from .gates import GATES_DIGEST, SourceReadings, source_namespace
 from .judge import Scoring, judge, make_record
-from .mistakes import Mistake, mistake_id, mistakes_probes_source, read_mistakes
+from .mistakes import Mistake, may_reproduce, mistake_id, mistakes_probes_source, read_mistakes
 from .parts import MAX_PARTS, merge_outcomes, split_by_question
 from .reading import read_bounded
 from .records import Record, disk_full, fault_text
@@ -210,6 +211,7 @@ class Grader:
         zygote: Zygote | None = None,
         shared_zygote: bool = False,
         reference: dict[str, ProbeResult] | None = None,
+        known: dict[str, ProbeResult] | None = None,
     ):
         """``out``: the batch's folder (sandboxes, the zygote's log and, where the user's cache
         folder cannot be written, the reference store live under it); ``jobs``: sandboxes at
@@ -217,7 +219,7 @@ class Grader:
         the CPU only: :mod:`.parts`); ``hide``: more folders every sandbox sees empty;
         ``zygote``: one already started (this grader closes it, unless ``shared_zygote``: a Dask
         worker's); ``reference``: the reference outputs, when this grader must not run the
-        solution (it has none: a Dask worker's)."""
+        solution (it has none: a Dask worker's); ``known``: the known mistakes' outcomes, likewise."""
         self.spec, self.out = spec, out
         self.assignment, self.device, self.seed = spec.assignment, spec.device, spec.seed
         self.questions, self.job, self.notes = spec.questions, spec.job, spec.notes
@@ -231,6 +233,8 @@ class Grader:
         }
         self.sandboxes = SandboxPool(out, spec.job, jobs=jobs, hide=hide, zygote=zygote, shared=shared_zygote)
         self._reference = reference
+        self._known: dict[str, ProbeResult] | None = known
+        self._known_lock = threading.Lock()
         self.parts = max(1, min(parts, MAX_PARTS)) if spec.job["device"] == "cpu" else 1
 
     @classmethod
@@ -271,7 +275,11 @@ class Grader:
         (JSON-able) data: the spec without the master notebook (so without the solution) and the
         reference outputs. A Dask worker receives it once per batch and grades with
         :meth:`from_build`."""
-        return {"spec": self.spec.to_json(), "reference": encode_results(self.reference())}
+        return {
+            "spec": self.spec.to_json(),
+            "reference": encode_results(self.reference()),
+            "mistakes": encode_results(self.known_mistakes()),
+        }
 
     @classmethod
     def from_build(
@@ -295,6 +303,7 @@ class Grader:
             zygote=shared_zygote,
             shared_zygote=shared_zygote is not None,
             reference=decode_results(build["reference"]),
+            known=decode_results(build.get("mistakes") or {}),
         )
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -403,12 +412,8 @@ class Grader:
         store = self.store
         with store.locked():  # a grader beside this one may be filling the same store
             outputs = store.load(self.seed)
-            known = store.load_mistakes(self.seed, self.mistakes_digest) if self.spec.mistakes else {}
             runs = [self._warm_public_cache] if not store.public_warmed.exists() else []
-            if outputs is None or known is None:
-                runs.append(
-                    functools.partial(self._reference_side, run=outputs is None, mistakes=known is None)
-                )
+            runs += [self._run_reference] if outputs is None else []
             # The stub's run and the reference's share nothing: side by side, in two sandboxes.
             with ThreadPoolExecutor(max_workers=2) as pool:
                 for done in [pool.submit(run, store) for run in runs]:
@@ -418,21 +423,32 @@ class Grader:
                 if outputs is None:
                     raise GradingFailed(f"the reference results in {store.path} cannot be read back")
                 prune(store.path.parent, keep=store.path)
-            if known is None:
-                known = store.load_mistakes(self.seed, self.mistakes_digest) or {}
             store.touch()
             outputs.update(self._master_sources(store))
-            outputs.update(known)
         self._reference = outputs
         return outputs
 
-    def _reference_side(self, store: Store, *, run: bool, mistakes: bool) -> None:
-        """The reference's runs, one after the other in its slot: the solution, then the known
-        mistakes (which read the programs the solution compiled)."""
-        if run:
-            self._run_reference(store)
-        if mistakes:
-            self._run_mistakes(store)
+    def known_mistakes(self) -> dict[str, ProbeResult]:
+        """Every known mistake's outcomes on this batch's inputs (:func:`.mistakes.mistake_id`),
+        from the store, or run there first (:meth:`_run_mistakes`), once per batch seed and only
+        when a submission first loses points: a class that only earns full marks never pays for
+        them. A grader without the known-wrong answers' code (a Dask worker) has what its build
+        gave it, or none."""
+        with self._known_lock:
+            if self._known is None:
+                self._known = {}
+                if self.spec.mistakes and self.spec.mistake_sources is not None:
+                    store = self.store
+                    with store.locked():
+                        found = store.load_mistakes(self.seed, self.mistakes_digest)
+                        if found is None:
+                            try:
+                                self._run_mistakes(store)
+                            except Exception:  # noqa: BLE001 - naming mistakes must never cost a row
+                                pass
+                            found = store.load_mistakes(self.seed, self.mistakes_digest) or {}
+                    self._known = found
+            return self._known
 
     @functools.cached_property
     def mistakes_digest(self) -> str:
@@ -529,9 +545,7 @@ class Grader:
     def reference_stored(self) -> bool:
         """Whether :meth:`reference` can load its outputs instead of running the solution."""
         return self._reference is not None or (
-            self.store.public_warmed.exists()
-            and self.store.outputs_file(self.seed).exists()
-            and (not self.spec.mistakes or self.store.mistakes_file(self.seed, self.mistakes_digest).exists())
+            self.store.public_warmed.exists() and self.store.outputs_file(self.seed).exists()
         )
 
     @property
@@ -602,13 +616,16 @@ class Grader:
             readings = reading.result()
             outcome.results.update(self.source_results(readings, chosen, outcome.added))
         try:
-            return judge(
-                sub,
-                outcome,
-                self.reference(),
-                self.scoring,
-                held=self.held(readings, chosen, outcome.added, sub),
-            )
+            held = self.held(readings, chosen, outcome.added, sub)
+            record = judge(sub, outcome, self.reference(), self.scoring, held=held)
+            lost = [q for q, v in record.questions.items() if v < self.questions[q]]
+            if self.spec.mistakes and any(
+                may_reproduce(self.probes.for_question(q), outcome.results, self.reference()) for q in lost
+            ):
+                # A lost question: judged again beside the known mistakes, to name the one it makes.
+                reference = {**self.reference(), **self.known_mistakes()}
+                record = judge(sub, outcome, reference, self.scoring, held=held)
+            return record
         except Exception as e:  # noqa: BLE001
             record = make_record(
                 self.scoring,

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..probing import Probe, ProbeResult, compare_outputs, judge_probe
+from ..probing.compare import returned_none
 
 #: Cases with values (not only an exception) a match needs before a mistake is named.
 MIN_VALUE_CASES = 1
@@ -195,6 +196,30 @@ def _cases(
         elif judge_probe(p, got, ref) is not None:
             cases[p.id] = got
     return cases
+
+
+def may_reproduce(
+    probes: list[Probe], results: Mapping[str, ProbeResult], reference: Mapping[str, ProbeResult]
+) -> bool:
+    """Whether a submission's outcomes of one question could reproduce a known mistake: some
+    sandbox probe came back with values (not an exception, not the stub's ``None``) and fails.
+    Only such a run needs the known mistakes' outcomes (every match needs a case with values)."""
+    for p in probes:
+        got, ref = results.get(p.id), reference.get(p.id)
+        if p.source or not got or not got.get("ok") or not ref or not ref.get("ok"):
+            continue
+        if not returned_none(got["outputs"], ref["outputs"]) and judge_probe(p, got, ref) is not None:
+            return True
+    return False
+
+
+def nameable(probes: list[Probe], reference: Mapping[str, ProbeResult], mistake: str) -> bool:
+    """Whether any submission can be named with ``mistake``: it fails at least
+    :data:`MIN_VALUE_CASES` of its question's sandbox probes with values (not only an exception).
+    A mistake whose values are right (a loop, a forbidden call: its gate says so) or that only
+    raises is never named."""
+    cases = _cases([p for p in probes if not p.source], reference, mistake) or {}
+    return sum(1 for r in cases.values() if r.get("ok")) >= MIN_VALUE_CASES
 
 
 def _same(probe: Probe, a: ProbeResult, b: ProbeResult) -> bool:
