@@ -1,5 +1,5 @@
-"""Indexes the diagonal by the number of rows, as if M were square: a wide or tall M gets the wrong
-entries or an error. Index by min(M.shape)."""
+"""Indexes the diagonal by the number of rows, as if M were square: for a tall M (more rows than
+columns) that is too many indices. Index by min(M.shape)."""
 
 import jax.numpy as jnp
 
