@@ -158,6 +158,8 @@ def test_the_report_counts_each_named_mistake_most_common_first() -> None:
     ]
     page = report_html(records, A, ["q1", "q2", "q3", "q5"])
     assert page.index("Known mistakes, most common first") < page.index("Hidden tests, worst first")
+    questions = page[page.index("Questions, worst first") : page.index("Known mistakes, most common first")]
+    assert "<td>q1_left_aligned (2)</td>" in questions and "<td>q5_a / q5_b (1)</td>" in questions
     assert page.index("q1_left_aligned") < page.index("q3_not_squared") and "q5_a / q5_b" in page
     assert "Known mistakes" not in report_html(RECORDS, A, ["q1", "q2"])
     feedback = feedback_html(records[0], A)

@@ -312,12 +312,17 @@ def report_html(
     status_rows = "".join(f"<tr><td>{e(s)}</td><td class=num>{counts[s]}</td></tr>" for s in order)
 
     by_question = question_rates(records, questions)
+    mistakes = mistake_counts(records)
+    made: dict[str, list[str]] = {}
+    for x in mistakes:  # most common first
+        made.setdefault(x["question"], []).append(f"{' / '.join(x['mistakes'])} ({x['students']})")
     q_rows = "".join(
         f"<tr><td>{e(x['question'])}</td><td class=num>{x['lost']} of {x['graded']}</td>"
         f"<td class=num>{_percent(x['lost'], x['graded'])}"
         f"<span class=bar style='width:{100 * x['lost'] / x['graded'] / 20:.2f}rem'></span></td>"
         f"<td class=num>{points(x['mean'])} of {points(x['points'])}</td>"
-        f"<td class=num>{100 * x['share']:.0f} %</td></tr>"
+        f"<td class=num>{100 * x['share']:.0f} %</td>"
+        f"<td>{e(', '.join(made.get(x['question'], [])))}</td></tr>"
         for x in by_question
     )
     share_of = {x["question"]: x["share"] for x in by_question}
@@ -331,7 +336,6 @@ def report_html(
         if x["failed"]
     )
     never_failed = [x["test"] for x in by_test if not x["failed"]]
-    mistakes = mistake_counts(records)
     m_rows = "".join(
         f"<tr><td>{e(x['question'])}</td><td><code>{e(' / '.join(x['mistakes']))}</code></td>"
         f"<td class=num>{x['students']}</td><td>{message_html(x['text'])}</td></tr>"
@@ -376,7 +380,8 @@ def report_html(
         + "<h2>Questions, worst first</h2><p>Among the submissions graded (status graded) on "
         "each question.</p>"
         "<table><tr><th>question</th><th class=num>lost points</th><th class=num>share</th>"
-        f"<th class=num>mean points</th><th class=num>mean score</th></tr>{q_rows}</table>"
+        "<th class=num>mean points</th><th class=num>mean score</th>"
+        f"<th>known mistakes made (students), most common first</th></tr>{q_rows}</table>"
         + (
             "<h2>Known mistakes, most common first</h2><p>Submissions whose outputs on a question "
             "reproduce one of the course's known-wrong answers (what to re-teach).</p>"
