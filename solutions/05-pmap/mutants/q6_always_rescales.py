@@ -1,5 +1,5 @@
-"""Always rescales the gradient to length max_norm, also when it is shorter: that normalises,
-it does not clip."""
+"""Always rescales the gradient to length max_norm, also when it is shorter: that normalises, it does
+not clip. Scale by min(1, max_norm / norm)."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import functools

@@ -1,5 +1,6 @@
-"""Clips each device's own gradient before averaging: the norm is a per-device one, so the step
-is not one clipped full-batch step (invisible on one device)."""
+"""Clips each device's own gradient before averaging: the norm is a per-device one, so the step is not
+one clipped full-batch step (invisible on one device). Average the gradients with lax.pmean first,
+then clip by their global norm."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import functools
