@@ -47,7 +47,7 @@ GROUP_SECONDS = {
     "test_grade_cli": 110,
     "validate-03-autodiff": 95,
     "validate-05-pmap": 75,
-    "validate-01-broadcasting": 70,
+    "validate-01-broadcasting": 95,
     "test_export_nbgrader": 65,
     "validate-04-jit": 55,
     "test_gradescope": 25,

@@ -9,6 +9,7 @@ device, where the reference and the stub must still score right.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,9 @@ from tabulate import tabulate
 
 from autograder.config import load_course, with_device_floor
 from autograder.grading.grader import Grader
+from autograder.grading.mistakes import nameable
 from autograder.grading.records import read_records
-from autograder.release.validate import Check, validate_assignment
+from autograder.release.validate import LEAN, Check, validate_assignment
 
 pytestmark = pytest.mark.slow
 
@@ -51,11 +53,17 @@ ONE_DEVICE_BLIND = {
 ZIPS_RUN = ("01-broadcasting", "05-pmap")
 
 
+# The assignment whose validate batch also names each known mistake, as `grade` does: running
+# its known-wrong answers beside the reference costs the least (docs/authoring.md, *Known-wrong
+# answers*: 01's 62 in about 25 s on 2 busy cores).
+NAMES_MISTAKES = ("01-broadcasting",)
+
+
 @pytest.fixture(scope="module", params=[pytest.param(i, marks=pytest.mark.assignment(i)) for i in IDS])
 def validated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     a = COURSE.assignment(request.param)
     work = tmp_path_factory.mktemp(a.id)
-    return a, work, validate_assignment(a, COURSE, workdir=work)
+    return a, work, validate_assignment(a, COURSE, workdir=work, diagnose=a.id in NAMES_MISTAKES)
 
 
 def test_validate(validated: tuple) -> None:
@@ -116,6 +124,39 @@ def test_the_gradescope_zip_grades_as_we_do(
     assert sum(t["score"] for t in mine) == got[q], mutant
     others = {k: v for k, v in ours["reference.ipynb"].questions.items() if k != q}
     assert {k: v for k, v in got.items() if k != q} == others, mutant
+
+
+def test_each_known_wrong_answer_graded_as_a_submission_is_named_as_itself(validated: tuple) -> None:
+    """validate's own batch: every known-wrong answer that fails some hidden test with values is
+    named as itself (alone, or with those giving the very same outputs); one whose values are
+    right (its gate says what is wrong) or that only raises is named as nothing, and so are the
+    reference, the lean reference and the stub."""
+    a, work, _ = validated
+    if a.id not in NAMES_MISTAKES:
+        pytest.skip(f"validate names mistakes for {', '.join(NAMES_MISTAKES)} only (time)")
+    records = read_records(work / "out")
+    seed = json.loads((work / "out" / "batch.json").read_text(encoding="utf-8"))["seed"]
+    with Grader.for_course(COURSE, a, work / "out", seed=seed) as grader:
+        outcomes = {**grader.reference(), **grader.known_mistakes()}  # as the batch stored them
+        mistakes = list(grader.spec.mistakes)
+    assert len(mistakes) == len(list(a.mutants_dir.glob("q*.py")))
+    wrong, missed, nameless = [], [], []
+    for m in mistakes:
+        q = m.split("_", 1)[0]
+        d = records[f"mutant-{m}.ipynb"].diagnosis.get(q)
+        named = [d["mistake"], *d.get("with", [])] if d else []
+        if named and m not in named:
+            wrong.append((m, named))
+        if nameable(grader.probes.for_question(q), outcomes, m):
+            if m not in named:
+                missed.append(m)
+        else:
+            nameless.append(m)
+            assert not named, m
+    assert not wrong and not missed, (wrong, missed)
+    assert len(nameless) < len(mistakes) / 2, nameless
+    for name in ("reference.ipynb", LEAN, "stub.ipynb"):
+        assert records[name].diagnosis == {}, name
 
 
 @pytest.mark.assignment("05-pmap")

@@ -52,6 +52,19 @@ def test_the_masters_source_readings_are_kept_per_seed_and_per_gates_code(tmp_pa
     assert store.load_sources(7, "a" * 64) is None
 
 
+def test_the_known_mistakes_outcomes_are_kept_private_per_seed_and_per_their_code(tmp_path: Path) -> None:
+    """Beside the reference's and as private (0600: where Landlock is missing, a sandbox's user
+    cannot read them); another seed or other known-wrong answers (another digest) run again."""
+    store = Store(tmp_path / "01-broadcasting-0123456789abcdef0123")
+    results = {"q8.values@q8_adds": {"ok": True, "outputs": {"": PlainArray(np.ones(3, np.float32))}}}
+    assert store.load_mistakes(7, "a" * 64) is None
+    store.save_mistakes(results, 7, "a" * 64)
+    assert store.mistakes_file(7, "a" * 64).stat().st_mode & 0o777 == 0o600
+    loaded = store.load_mistakes(7, "a" * 64)
+    assert loaded is not None and loaded["q8.values@q8_adds"]["outputs"][""].value.tolist() == [1, 1, 1]
+    assert store.load_mistakes(8, "a" * 64) is None and store.load_mistakes(7, "b" * 64) is None
+
+
 def test_the_key_names_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
     """An XLA:CPU program is compiled for the CPU it ran on; a shared home folder must not hand
     it to another machine."""

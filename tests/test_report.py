@@ -175,3 +175,38 @@ def test_the_similarity_section_fits_a_1280_pixel_window(tmp_path: Path) -> None
     m = re.search(r'data-past="(-?\d+)"', proc.stdout)
     assert m, f"the page did not load in Chromium (exit {proc.returncode}): {proc.stderr[-1000:]}"
     assert int(m.group(1)) <= 0, f"the section reaches {m.group(1)} px past a 1280 px window"
+
+
+def _diagnosed(name: str, q: str, *ids: str) -> Record:
+    d = {
+        "mistake": ids[0],
+        **({"with": list(ids[1:])} if len(ids) > 1 else {}),
+        "text": f"{q} looks like {ids[0]}.",
+    }
+    return Record(name, name, "f" * 64, "graded", "m", {q: 0.0}, 3.0, [], [], diagnosis={q: d})
+
+
+def test_the_report_counts_each_named_mistake_most_common_first() -> None:
+    from autograder.grading.report import mistake_counts
+
+    records = [
+        _diagnosed("a.ipynb", "q3", "q3_not_squared"),
+        _diagnosed("b.ipynb", "q1", "q1_left_aligned"),
+        _diagnosed("c.ipynb", "q1", "q1_left_aligned"),
+        _diagnosed("d.ipynb", "q5", "q5_a", "q5_b"),
+        *RECORDS,
+    ]
+    counts = [(x["question"], x["mistakes"], x["students"]) for x in mistake_counts(records)]
+    assert counts == [
+        ("q1", ("q1_left_aligned",), 2),
+        ("q3", ("q3_not_squared",), 1),
+        ("q5", ("q5_a", "q5_b"), 1),
+    ]
+    page = report_html(records, A, ["q1", "q2", "q3", "q5"])
+    assert page.index("Known mistakes, most common first") < page.index("Hidden tests, worst first")
+    questions = page[page.index("Questions, worst first") : page.index("Known mistakes, most common first")]
+    assert "<td>q1_left_aligned (2)</td>" in questions and "<td>q5_a / q5_b (1)</td>" in questions
+    assert page.index("q1_left_aligned") < page.index("q3_not_squared") and "q5_a / q5_b" in page
+    assert "Known mistakes" not in report_html(RECORDS, A, ["q1", "q2"])
+    feedback = feedback_html(records[0], A)
+    assert "<h2>Known mistakes</h2>" in feedback and "q3 looks like q3_not_squared." in feedback

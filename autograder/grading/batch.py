@@ -177,7 +177,13 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     keys = {s.key for s in subs}
     earlier = sorted((r for r in read_records(out).values() if r.key not in keys), key=lambda r: r.submission)
     spec = GradingSpec.for_course(
-        course, a, device=device, limits=limits, cpu_devices=options.cpu_devices, seed=seed
+        course,
+        a,
+        device=device,
+        limits=limits,
+        cpu_devices=options.cpu_devices,
+        seed=seed,
+        diagnose=options.diagnose,
     )
     graded_with = spec.graded_with
     records: dict[str, Record] = {}

@@ -11,9 +11,10 @@ import functools
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, cast
@@ -30,6 +31,7 @@ from ..sandbox.zygote import Zygote
 from .collect import Submission
 from .gates import GATES_DIGEST, SourceReadings, source_namespace
 from .judge import Scoring, judge, make_record
+from .mistakes import Mistake, may_reproduce, mistake_id, mistakes_probes_source, read_mistakes
 from .parts import MAX_PARTS, merge_outcomes, split_by_question
 from .reading import read_bounded
 from .records import Record, disk_full, fault_text
@@ -83,6 +85,12 @@ class GradingSpec:
     """sha256 digests of what the reference results depend on, bar the host
     (:func:`autograder.grading.reference.store_key`)"""
     master_cells: list[str] | None = None
+    mistakes: dict[str, str] = field(default_factory=dict)
+    """the known mistakes this batch names (:mod:`.mistakes`): id -> its statement, which
+    students may read; empty when the batch names none"""
+    mistake_sources: dict[str, str] | None = None
+    """the known-wrong answers' code, by id: on the instructor's machine only, beside the
+    reference solution, whose side alone runs them"""
 
     @classmethod
     def for_course(
@@ -94,7 +102,10 @@ class GradingSpec:
         limits: SandboxLimits | None = None,
         cpu_devices: int | None = None,
         seed: int,
+        diagnose: bool = True,
     ) -> GradingSpec:
+        """``diagnose``: run the known-wrong answers beside the reference and name the mistake a
+        submission reproduces (:mod:`.mistakes`)."""
         master = read_notebook(assignment.master)
         cells = code_cells(master)
         probes_source = assignment.probes_file.read_text(encoding="utf-8")
@@ -116,6 +127,7 @@ class GradingSpec:
             # needs none (its import would delay a single file's sandbox by about 0.8 s).
             f"jax {version('jax')} jaxlib {version('jaxlib')}".encode(),
         ]
+        known: list[Mistake] = read_mistakes(assignment.mutants_dir, assignment.questions) if diagnose else []
         return cls(
             assignment=assignment,
             device=device,
@@ -131,6 +143,8 @@ class GradingSpec:
             seed=seed,
             store_digests=[hashlib.sha256(part).hexdigest() for part in parts],
             master_cells=cells,
+            mistakes={m.id: m.text for m in known},
+            mistake_sources={m.id: m.source for m in known},
         )
 
     @property
@@ -143,7 +157,7 @@ class GradingSpec:
         for part in (
             *self.store_digests,
             grader_code_digest(),
-            json.dumps([self.questions, asdict(self.limits)], sort_keys=True),
+            json.dumps([self.questions, asdict(self.limits), self.mistakes], sort_keys=True),
         ):
             h.update(part.encode())
         return h.hexdigest()[:20]
@@ -162,6 +176,7 @@ class GradingSpec:
             "trusted_limits": asdict(self.trusted_limits),
             "seed": self.seed,
             "store": self.store_digests,
+            "mistakes": self.mistakes,
         }
 
     @classmethod
@@ -178,6 +193,7 @@ class GradingSpec:
             trusted_limits=SandboxLimits(**data["trusted_limits"]),
             seed=int(data["seed"]),
             store_digests=[str(d) for d in data["store"]],
+            mistakes={str(k): str(v) for k, v in (data.get("mistakes") or {}).items()},
         )
 
 
@@ -195,6 +211,7 @@ class Grader:
         zygote: Zygote | None = None,
         shared_zygote: bool = False,
         reference: dict[str, ProbeResult] | None = None,
+        known: dict[str, ProbeResult] | None = None,
     ):
         """``out``: the batch's folder (sandboxes, the zygote's log and, where the user's cache
         folder cannot be written, the reference store live under it); ``jobs``: sandboxes at
@@ -202,7 +219,7 @@ class Grader:
         the CPU only: :mod:`.parts`); ``hide``: more folders every sandbox sees empty;
         ``zygote``: one already started (this grader closes it, unless ``shared_zygote``: a Dask
         worker's); ``reference``: the reference outputs, when this grader must not run the
-        solution (it has none: a Dask worker's)."""
+        solution (it has none: a Dask worker's); ``known``: the known mistakes' outcomes, likewise."""
         self.spec, self.out = spec, out
         self.assignment, self.device, self.seed = spec.assignment, spec.device, spec.seed
         self.questions, self.job, self.notes = spec.questions, spec.job, spec.notes
@@ -216,6 +233,8 @@ class Grader:
         }
         self.sandboxes = SandboxPool(out, spec.job, jobs=jobs, hide=hide, zygote=zygote, shared=shared_zygote)
         self._reference = reference
+        self._known: dict[str, ProbeResult] | None = known
+        self._known_lock = threading.Lock()
         self.parts = max(1, min(parts, MAX_PARTS)) if spec.job["device"] == "cpu" else 1
 
     @classmethod
@@ -232,13 +251,20 @@ class Grader:
         jobs: int = 1,
         parts: int = 1,
         zygote: Zygote | None = None,
+        diagnose: bool = True,
     ) -> Grader:
         """The instructor's grader, from the course's files. ``cpu_devices`` below the
         assignment's ``min_devices`` is raised to it (:func:`.sandboxes.plan_job`; a test of the
         course on fewer devices lowers the floor in its own copy of the course:
         :func:`autograder.config.with_device_floor`)."""
         spec = GradingSpec.for_course(
-            course, assignment, device=device, limits=limits, cpu_devices=cpu_devices, seed=seed
+            course,
+            assignment,
+            device=device,
+            limits=limits,
+            cpu_devices=cpu_devices,
+            seed=seed,
+            diagnose=diagnose,
         )
         return cls(spec, out, jobs=jobs, parts=parts, zygote=zygote)
 
@@ -249,7 +275,11 @@ class Grader:
         (JSON-able) data: the spec without the master notebook (so without the solution) and the
         reference outputs. A Dask worker receives it once per batch and grades with
         :meth:`from_build`."""
-        return {"spec": self.spec.to_json(), "reference": encode_results(self.reference())}
+        return {
+            "spec": self.spec.to_json(),
+            "reference": encode_results(self.reference()),
+            "mistakes": encode_results(self.known_mistakes()),
+        }
 
     @classmethod
     def from_build(
@@ -273,6 +303,7 @@ class Grader:
             zygote=shared_zygote,
             shared_zygote=shared_zygote is not None,
             reference=decode_results(build["reference"]),
+            known=decode_results(build.get("mistakes") or {}),
         )
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -397,6 +428,74 @@ class Grader:
         self._reference = outputs
         return outputs
 
+    def known_mistakes(self) -> dict[str, ProbeResult]:
+        """Every known mistake's outcomes on this batch's inputs (:func:`.mistakes.mistake_id`),
+        from the store, or run there first (:meth:`_run_mistakes`), once per batch seed and only
+        when a submission first loses points: a class that only earns full marks never pays for
+        them. A grader without the known-wrong answers' code (a Dask worker) has what its build
+        gave it, or none."""
+        with self._known_lock:
+            if self._known is None:
+                self._known = {}
+                if self.spec.mistakes and self.spec.mistake_sources is not None:
+                    store = self.store
+                    with store.locked():
+                        found = store.load_mistakes(self.seed, self.mistakes_digest)
+                        if found is None:
+                            try:
+                                self._run_mistakes(store)
+                            except Exception:  # noqa: BLE001 - naming mistakes must never cost a row
+                                pass
+                            found = store.load_mistakes(self.seed, self.mistakes_digest) or {}
+                    self._known = found
+            return self._known
+
+    @functools.cached_property
+    def mistakes_digest(self) -> str:
+        """sha256 of the known-wrong answers' statements (and, on the instructor's machine, their
+        code): a change to either makes their outputs run again."""
+        data = [self.spec.mistakes, self.spec.mistake_sources or {}]
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def _run_mistakes(self, store: Store) -> None:
+        """Every known-wrong answer's outcomes of its question's sandbox probes, on the batch's
+        inputs (:func:`.mistakes.mistakes_probes_source`), kept in the store. Run on the
+        reference's side only, under its limits: a run that stops (a mistake that loops, crashes
+        or runs out of time) goes on in a fresh sandbox after the probe it stopped at. A mistake
+        that cannot run is never named; grading goes on either way."""
+        sources = self.spec.mistake_sources or {}
+        known = [
+            Mistake(m, m.split("_", 1)[0], self.spec.mistakes.get(m, ""), src) for m, src in sources.items()
+        ]
+        requests = [
+            (mistake_id(p.id, m.id), probe_seed(self.seed, p.id))
+            for m in known
+            for p in self.probes.probes
+            if p.question == m.question and not p.source
+        ]
+        source = mistakes_probes_source(self.probes_source, known)
+        results: dict[str, ProbeResult] = {}
+        todo = requests
+        while todo:
+            outcome = self.sandboxes.run(
+                self._master_cells(),
+                REFERENCE_SLOT,
+                source,
+                todo,
+                self.trusted_limits,
+                store.reference_xla,
+                writes=True,
+            )
+            results.update(outcome.results)
+            rest = [r for r in todo if r[0] not in outcome.results]
+            if not rest:
+                break
+            stopped = rest[0][0] == outcome.where
+            for rid, _ in rest[: 1 if stopped else len(rest)]:
+                results[rid] = {"ok": False, "error": f"stopped: {outcome.ended} {outcome.detail}"[:200]}
+            todo = rest[1:] if stopped else []
+        store.save_mistakes(results, self.seed, self.mistakes_digest)
+
     def _master_sources(self, store: Store) -> dict[str, ProbeResult]:
         """The source probes' outcomes on the master, kept in the store: reading the master's
         gates takes about a second, which would otherwise stand before every batch's first
@@ -465,6 +564,7 @@ class Grader:
             memory_mb=self.limits.memory_mb,
             notes=tuple(self.notes),
             hidden_source=self.probes_source,
+            mistakes=self.spec.mistakes,
         )
 
     # -- one submission -----------------------------------------------------------------------
@@ -516,13 +616,16 @@ class Grader:
             readings = reading.result()
             outcome.results.update(self.source_results(readings, chosen, outcome.added))
         try:
-            return judge(
-                sub,
-                outcome,
-                self.reference(),
-                self.scoring,
-                held=self.held(readings, chosen, outcome.added, sub),
-            )
+            held = self.held(readings, chosen, outcome.added, sub)
+            record = judge(sub, outcome, self.reference(), self.scoring, held=held)
+            lost = [q for q, v in record.questions.items() if v < self.questions[q]]
+            if self.spec.mistakes and any(
+                may_reproduce(self.probes.for_question(q), outcome.results, self.reference()) for q in lost
+            ):
+                # A lost question: judged again beside the known mistakes, to name the one it makes.
+                reference = {**self.reference(), **self.known_mistakes()}
+                record = judge(sub, outcome, reference, self.scoring, held=held)
+            return record
         except Exception as e:  # noqa: BLE001
             record = make_record(
                 self.scoring,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..probing import (
@@ -20,6 +20,7 @@ from ..probing import (
 )
 from ..sandbox.run import Ended, RunOutcome
 from .collect import Submission
+from .mistakes import as_feedback, diagnose
 from .records import Record, Status
 
 
@@ -41,6 +42,9 @@ class Scoring:
     hidden_source: str = ""
     """the hidden tests' source (probes.py): no run of it reaches a student in a string that
     came from the sandbox (see :func:`bound_outcome`)"""
+    mistakes: Mapping[str, str] = field(default_factory=dict)
+    """the known mistakes a lost question may be diagnosed with (:mod:`.mistakes`): id -> its
+    statement; their outcomes come with the reference's"""
 
     @property
     def possible(self) -> float:
@@ -204,6 +208,31 @@ def judge(
                 )
             )
     lost = [q for q in chosen if questions[q] < scoring.questions[q] and q not in review]
+    diagnosis: dict[str, dict[str, Any]] = {}
+    for q in lost:
+        if q in not_run:
+            continue
+        named = diagnose(
+            scoring.probes.for_question(q),
+            outcome.results,
+            ref,
+            [m for m in scoring.mistakes if m.split("_", 1)[0] == q],
+        )
+        if named:
+            function = scoring.probes.for_question(q)[0].function
+            said = "; or ".join(as_feedback(scoring.mistakes[m]).rstrip(".") for m in named)
+            which = (
+                "a known mistake"
+                if len(named) == 1
+                else f"one of {len(named)} known mistakes that give these outputs"
+            )
+            text = f"{q} `{function}` looks like {which}: {said}."
+            diagnosis[q] = {
+                "mistake": named[0],
+                **({"with": named[1:]} if len(named) > 1 else {}),
+                "text": text,
+            }
+            first_problem[q] = f"{text} {first_problem.get(q, '')}"
 
     status = STATUS_OF_END[outcome.ended]
     if not lost:
@@ -229,7 +258,7 @@ def judge(
         )
     notes = list(sub.notes) + notes + [f"cell {i} raised: {e}" for i, e in outcome.cell_errors[:5]]
     record = make_record(scoring, sub, status, message, questions, tests, notes)
-    return replace(record, review=review) if review else record
+    return replace(record, review=review, diagnosis=diagnosis) if review or diagnosis else record
 
 
 def hidden_test_entry(

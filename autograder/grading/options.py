@@ -63,6 +63,10 @@ class GradeOptions:
     """the LMSs to write an import file for (:mod:`autograder.grading.lms_export`)"""
     lms_column: str | None = None
     """the grade column's name in those files (default: from the assignment's title)"""
+    diagnose: bool = True
+    """run the known-wrong answers beside the reference and name the mistake a lost question
+    reproduces (:mod:`autograder.grading.mistakes`); ``validate`` turns it off where it grades
+    the known-wrong answers only to see them lose points"""
     on_record: Callable[[Record], None] | None = None
     """called with each record as soon as it is written (``validate`` reports each known-wrong
     answer as it finishes)"""

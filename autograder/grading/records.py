@@ -67,6 +67,12 @@ class Record:
     """the student's name: the roster's, else the one the LMS's download gives (Moodle's full
     name, Brightspace's display name, Gradescope's submitter), else empty"""
 
+    diagnosis: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """questions whose outputs reproduce a known mistake (:mod:`autograder.grading.mistakes`):
+    question -> ``mistake`` (its id, the known-wrong answer's file stem), ``text`` (what the
+    student reads) and, when several mistakes give the same outputs and are named together,
+    ``with`` (the others' ids)"""
+
     @property
     def pending(self) -> list[str]:
         """Questions held for review and not yet decided."""
@@ -96,6 +102,7 @@ class Record:
                 "graded_with": self.graded_with,
                 **({"fault": self.fault} if self.fault else {}),
                 **({"review": self.review} if self.review else {}),
+                **({"diagnosis": self.diagnosis} if self.diagnosis else {}),
             },
         }
 
@@ -118,6 +125,7 @@ class Record:
             str(x.get("fault") or ""),
             {str(q): dict(r) for q, r in (x.get("review") or {}).items()},
             str(x.get("student_name") or ""),
+            {str(q): dict(d) for q, d in (x.get("diagnosis") or {}).items()},
         )
 
 

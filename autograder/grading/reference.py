@@ -12,6 +12,9 @@ folder may be shared between machines). It holds:
 - ``reference-xla/``: the programs of the reference solution, read and written only by
   reference runs. A submission never sees it: a program there *is* the solution.
 - ``reference-<seed>.json``: the probes' outputs on the reference for one batch seed.
+- ``mistakes-<seed>-<digest>.json``: the known-wrong answers' outputs on the same inputs
+  (:mod:`autograder.grading.mistakes`), run on the reference's side only, for the known-wrong
+  answers of that digest.
 - ``sources-<seed>-<gates>.json``: the source probes' outcomes on the master for one batch seed,
   as the grader's gates (the digest of their code) read it.
 
@@ -110,6 +113,17 @@ class Store:
 
     def sources_file(self, seed: int, gates: str) -> Path:
         return self.path / f"sources-{seed}-{gates[:16]}.json"
+
+    def mistakes_file(self, seed: int, digest: str) -> Path:
+        return self.path / f"mistakes-{seed}-{digest[:16]}.json"
+
+    def load_mistakes(self, seed: int, digest: str) -> dict[str, ProbeResult] | None:
+        """The known mistakes' outcomes (:meth:`save_mistakes`), or ``None``."""
+        return _read_results(self.mistakes_file(seed, digest))
+
+    def save_mistakes(self, results: Mapping[str, ProbeResult], seed: int, digest: str) -> None:
+        text = json.dumps(encode_results(results), sort_keys=True)
+        atomic_write(self.mistakes_file(seed, digest), text, private=True)
 
     def load(self, seed: int) -> dict[str, ProbeResult] | None:
         """Every probe's decoded reference outcome for ``seed``, or ``None`` if missing or damaged."""

@@ -112,6 +112,10 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
         for t in passed
     )
     notes = "".join(f"<li>{e(n)}</li>" for n in record.notes)
+    known = "".join(
+        f"<div class=fix><p><b>{e(q)}</b>: {message_html(str(d.get('text', '')))}</p></div>"
+        for q, d in record.diagnosis.items()
+    )
     held = "".join(
         f"<div class=fix><p><b>{e(q)}</b>: "
         + (
@@ -135,6 +139,7 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
         + f"<p class=score><b>{points(record.total)} / {points(record.possible)}</b> points, "
         f"status <span class=status>{e(record.status)}</span></p><p>{message_html(record.message)}</p>"
         + (f"<h2>Held for review</h2>{held}" if held else "")
+        + (f"<h2>Known mistakes</h2>{known}" if known else "")
         + (f"<h2>To fix ({len(failed)} of {len(ran)} hidden tests failed)</h2>{fixes}" if failed else "")
         + ("" if ran else "<p>No hidden test ran on this submission.</p>")
         + f"<h2>Questions</h2><table><tr><th>question</th><th class=num>points</th>"
@@ -197,6 +202,21 @@ def question_rates(records: Sequence[Record], questions: Sequence[str]) -> list[
             }
         )
     return sorted(rows, key=lambda x: (-x["lost"] / x["graded"], x["share"], x["question"]))
+
+
+def mistake_counts(records: Sequence[Record]) -> list[dict[str, Any]]:
+    """Each known mistake the graded submissions were told they made (mistakes named together
+    make one row), with how many made it and what they read, most common first."""
+    rows: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
+    for r in records:
+        if r.status != "graded":
+            continue
+        for q, d in r.diagnosis.items():
+            ids = (str(d["mistake"]), *(str(m) for m in d.get("with", [])))
+            row = rows.setdefault((q, ids), {"question": q, "mistakes": ids, "students": 0, "text": ""})
+            row["students"] += 1
+            row["text"] = row["text"] or str(d.get("text", ""))
+    return sorted(rows.values(), key=lambda x: (-x["students"], x["question"], x["mistakes"]))
 
 
 def hidden_test_rates(records: Sequence[Record]) -> list[dict[str, Any]]:
@@ -296,12 +316,17 @@ def report_html(
     status_rows = "".join(f"<tr><td>{e(s)}</td><td class=num>{counts[s]}</td></tr>" for s in order)
 
     by_question = question_rates(records, questions)
+    mistakes = mistake_counts(records)
+    made: dict[str, list[str]] = {}
+    for x in mistakes:  # most common first
+        made.setdefault(x["question"], []).append(f"{' / '.join(x['mistakes'])} ({x['students']})")
     q_rows = "".join(
         f"<tr><td>{e(x['question'])}</td><td class=num>{x['lost']} of {x['graded']}</td>"
         f"<td class=num>{_percent(x['lost'], x['graded'])}"
         f"<span class=bar style='width:{100 * x['lost'] / x['graded'] / 20:.2f}rem'></span></td>"
         f"<td class=num>{points(x['mean'])} of {points(x['points'])}</td>"
-        f"<td class=num>{100 * x['share']:.0f} %</td></tr>"
+        f"<td class=num>{100 * x['share']:.0f} %</td>"
+        f"<td>{e(', '.join(made.get(x['question'], [])))}</td></tr>"
         for x in by_question
     )
     share_of = {x["question"]: x["share"] for x in by_question}
@@ -315,6 +340,11 @@ def report_html(
         if x["failed"]
     )
     never_failed = [x["test"] for x in by_test if not x["failed"]]
+    m_rows = "".join(
+        f"<tr><td>{e(x['question'])}</td><td><code>{e(' / '.join(x['mistakes']))}</code></td>"
+        f"<td class=num>{x['students']}</td><td>{message_html(x['text'])}</td></tr>"
+        for x in mistakes
+    )
     flagged = [r for r in records if r.status != "graded"]
     flagged_rows = "".join(
         f"<tr><td>{_link(r)}</td><td>{e(r.status)}</td><td>{message_html(r.message)}</td></tr>"
@@ -354,7 +384,16 @@ def report_html(
         + "<h2>Questions, worst first</h2><p>Among the submissions graded (status graded) on "
         "each question.</p>"
         "<table><tr><th>question</th><th class=num>lost points</th><th class=num>share</th>"
-        f"<th class=num>mean points</th><th class=num>mean score</th></tr>{q_rows}</table>"
+        "<th class=num>mean points</th><th class=num>mean score</th>"
+        f"<th>known mistakes made (students), most common first</th></tr>{q_rows}</table>"
+        + (
+            "<h2>Known mistakes, most common first</h2><p>Submissions whose outputs on a question "
+            "reproduce one of the course's known-wrong answers (what to re-teach).</p>"
+            "<table><tr><th>question</th><th>known mistake</th><th class=num>students</th>"
+            f"<th>what they read</th></tr>{m_rows}</table>"
+            if m_rows
+            else ""
+        )
         + "<h2>Hidden tests, worst first</h2><p>Among the submissions each test ran on.</p>"
         + (
             "<table><tr><th>hidden test</th><th class=num>failed</th><th class=num>share</th></tr>"

@@ -33,6 +33,7 @@ import nbformat
 from .. import master_format
 from ..config import Assignment, Course, load_course
 from ..grading import batch as grade
+from ..grading.mistakes import statement, text_problems
 from ..grading.records import Record, read_records
 from ..notebooks import (
     code_cells,
@@ -181,6 +182,26 @@ def fresh_checks(a: Assignment, fresh: Path) -> list[Check]:
     ]
 
 
+def mistake_checks(a: Assignment) -> list[Check]:
+    """Every known-wrong answer states its mistake for the student (:func:`text_problems`):
+    present, in the course's voice, quoting neither the solution nor the hidden tests."""
+    solution = solution_lines(read_notebook(a.master))
+    hidden = hidden_lines(a.probes_file.read_text(encoding="utf-8"))
+    bad = [
+        f"{path.name} {problems[0]}"
+        for path in sorted(a.mutants_dir.glob("q*.py"))
+        if (problems := text_problems(statement(path.read_text(encoding="utf-8")), solution, hidden))
+    ]
+    return [
+        Check(
+            a.id,
+            "known-wrong answers state their mistake",
+            not bad,
+            f"{bad[0]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else "") if bad else "",
+        )
+    ]
+
+
 def grading_checks(a: Assignment, records: dict[str, Record], mutants: dict[str, str]) -> list[Check]:
     checks = []
     ref = records["reference.ipynb"]
@@ -253,6 +274,7 @@ def validate_assignment(
     workdir: Path | None = None,
     known_wrong: Collection[str] | None = None,
     report: Callable[[str], None] | None = None,
+    diagnose: bool = False,
 ) -> list[Check]:
     """Every check of one assignment. With ``workdir``, the fresh build (``build/``, Gradescope
     zip included) and release, the submissions (``submissions/``) and the grader's output
@@ -261,6 +283,9 @@ def validate_assignment(
     ``known_wrong``: grade only these known-wrong answers (file stems under
     ``solutions/<id>/mutants/``); the count checks then fail, so use it only where they are not
     the point.
+    ``diagnose``: grade as ``grade`` does by default, naming the known mistake each answer
+    reproduces (the known-wrong answers run once more, beside the reference); by default they
+    are graded only to see them lose points.
     ``report``: called with one line as each check and each graded submission finishes (the
     command line prints them, with the elapsed time, on a terminal and in a log alike)."""
     keep = workdir is not None
@@ -284,6 +309,7 @@ def validate_assignment(
         # several validations can run at once.
         build.build_assignment(a, course, release_root=tmp_path / "release", build_root=tmp_path / "build")
         checks = fresh_checks(a, tmp_path / "release" / a.id)
+        checks += mistake_checks(a)
         checks += handout_checks(
             a, tmp_path / "build" / a.id / f"{a.id}-student.zip", tmp_path / "release" / a.id
         )
@@ -334,6 +360,7 @@ def validate_assignment(
             course=course,
             only={name: (q,) for name, q in mutants.items()},
             on_record=graded,
+            diagnose=diagnose,
         )
         if status != 0:
             checks = [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]

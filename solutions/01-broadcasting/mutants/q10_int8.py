@@ -1,5 +1,6 @@
-"""Widens to int8, which holds only -128 to 127: pixels above 127 wrap to negative numbers, and
-the bound 255 of the clip wraps to -1 in int8 too."""
+"""Widens to int8, which holds only -128 to 127: pixels above 127 wrap to negative numbers, and the
+bound 255 of the clip wraps to -1 too. Widen to a type that holds -255 to 510, such as int16 or
+int32."""
 
 import jax.numpy as jnp
 

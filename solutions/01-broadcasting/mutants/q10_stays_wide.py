@@ -1,4 +1,5 @@
-"""Saturates in int16 but returns the int16 result: the image is no longer uint8."""
+"""Saturates in a wider integer type, as it should, but returns that wide result: the image is no
+longer uint8. Convert the clipped result back to uint8."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Broadcasts empty NumPy arrays of the given shapes and reads the result's shape."""
+"""Broadcasts empty NumPy arrays of the given shapes and reads the result's shape: NumPy does the work
+the question asks you to write. Compare the sizes axis by axis from the right in plain Python."""
 
 import numpy as np
 

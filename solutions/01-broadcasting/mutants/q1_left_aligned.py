@@ -1,4 +1,5 @@
-"""Aligns the shapes on the left (pads the shorter one with 1s on the right) instead of on the right."""
+"""Aligns the shapes on the left (pads the shorter one with 1s on the right), where broadcasting aligns
+them on the right. Pad the shorter shapes with 1s on the left, then compare axis by axis."""
 
 
 def broadcast_shape(*shapes):

@@ -1,4 +1,5 @@
-"""Checks compatibility, but takes the largest size as the result, so a 0 meeting a 1 gives 1."""
+"""Checks compatibility, but takes the largest size as the result, so a 0 meeting a 1 gives 1 where
+broadcasting gives 0. On each axis the result is the size that is not 1 (or 1 if all are)."""
 
 
 def broadcast_shape(*shapes):

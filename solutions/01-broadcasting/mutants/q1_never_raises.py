@@ -1,4 +1,5 @@
-"""Takes the largest size on each axis without checking that the sizes are compatible."""
+"""Takes the largest size on each axis without checking that the sizes are compatible, so (2,) and (3,)
+give (3,) instead of an error. Raise ValueError when two sizes differ and neither is 1."""
 
 
 def broadcast_shape(*shapes):

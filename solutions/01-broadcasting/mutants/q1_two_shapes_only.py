@@ -1,4 +1,5 @@
-"""Handles exactly two shapes, although the signature takes any number."""
+"""Handles exactly two shapes, although the signature takes any number: no shape or one raises
+IndexError, and a third is ignored. Fold the rule over every shape, starting from ()."""
 
 
 def broadcast_shape(*shapes):

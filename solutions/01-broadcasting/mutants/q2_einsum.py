@@ -1,4 +1,5 @@
-"""Writes the outer product as an einsum instead of broadcasting."""
+"""Writes the outer product as an einsum, which the question rules out. Give x a new last axis and y a
+new first axis and multiply."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Expands ||x||^2 - 2 x.y + ||y||^2 and forgets to clip: cancellation gives negative values."""
+"""Expands ||x||^2 - 2 x.y + ||y||^2 and forgets to clip: cancellation in float32 gives small negative
+values where the distance is 0. Clip the result at 0 (or subtract the points themselves)."""
 
 import jax.numpy as jnp
 

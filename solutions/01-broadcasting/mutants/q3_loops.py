@@ -1,4 +1,5 @@
-"""Loops over rows and columns in Python instead of broadcasting."""
+"""Loops over rows and columns in Python instead of broadcasting, which the question rules out.
+Subtract X[:, None, :] and Y[None, :, :] and sum the squares over the last axis."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Returns distances (square root taken) instead of squared distances."""
+"""Takes the square root, so it returns distances where the question asks for squared distances. Leave
+out the square root."""
 
 import jax.numpy as jnp
 

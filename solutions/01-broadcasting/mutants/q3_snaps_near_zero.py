@@ -1,5 +1,6 @@
-"""Hides cancellation by snapping distances below 1% of the points' squared norms to 0: never
-negative, but far from the origin it wipes out real distances."""
+"""Hides cancellation by snapping distances below 1% of the points' squared norms to 0: never negative,
+but far from the origin it wipes out real distances. Clip at 0 instead, or subtract the points
+themselves."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Sums the squared differences over every axis: one number instead of an (n, m) matrix."""
+"""Sums the squared differences over every axis: one number instead of an (n, m) matrix. Sum over the
+last axis (the features) only."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Sums over axis 1 (the points of Y) instead of the last axis (the features)."""
+"""Sums over axis 1 (the points of Y) instead of the last axis (the features), so the shape and the
+numbers are wrong. Sum over axis=-1."""
 
 import jax.numpy as jnp
 

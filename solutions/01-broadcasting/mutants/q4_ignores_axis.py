@@ -1,4 +1,4 @@
-"""Always standardizes the columns (axis 0), whatever `axis` says."""
+"""Always standardizes the columns (axis 0), whatever axis says. Pass axis to the mean and the std."""
 
 import jax.numpy as jnp
 

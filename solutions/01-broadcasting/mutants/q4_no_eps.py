@@ -1,4 +1,4 @@
-"""Forgets eps: a constant slice gives 0 / 0 = nan."""
+"""Forgets eps: a constant slice has std 0, and 0 / 0 is nan. Divide by std + eps."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Reduces without keepdims: right for axis=0, an error or a silently wrong answer otherwise."""
+"""Reduces without keepdims: right for axis=0, an error or a silently wrong answer for any other axis.
+Take the mean and the std with keepdims=True so that they broadcast against X."""
 
 import jax.numpy as jnp
 

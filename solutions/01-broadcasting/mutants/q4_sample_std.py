@@ -1,4 +1,5 @@
-"""Uses the sample standard deviation (ddof=1) instead of the population one (ddof=0)."""
+"""Uses the sample standard deviation (ddof=1) instead of the population one (ddof=0) the question asks
+for. Use the default ddof=0."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Takes the mean and std of the whole array instead of along `axis`."""
+"""Takes the mean and std of the whole array instead of along axis. Pass axis (and keepdims=True) to
+both reductions."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Subtracts the max of the whole array, not along `axis`: rows far below it underflow to 0 / 0."""
+"""Subtracts the max of the whole array, not along axis: a row far below that max underflows to 0 / 0.
+Subtract each slice's own max, taken along axis with keepdims=True."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-"""Always normalises along the last axis, whatever `axis` says."""
+"""Always normalises along the last axis, whatever axis says. Pass axis to the max and the sum."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Calls jax.nn.softmax, the library answer."""
+"""Calls jax.nn.softmax, the library answer, which the question rules out. Subtract the max along axis,
+exponentiate, and divide by the sum along axis."""
 
 import jax
 

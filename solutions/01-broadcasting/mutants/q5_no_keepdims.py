@@ -1,4 +1,6 @@
-"""Reduces without keepdims, so the max and the sum do not line up with `axis`."""
+"""Reduces without keepdims: right along the first axis, but along any other the max and the sum no
+longer line up with x (an error, or the wrong slices for a square input). Take both with
+keepdims=True."""
 
 import jax.numpy as jnp
 

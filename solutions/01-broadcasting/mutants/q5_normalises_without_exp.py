@@ -1,5 +1,5 @@
-"""Shifts the scores to be non-negative and divides by their sum, with no exp: sums to 1 along
-the axis, but it is not softmax."""
+"""Shifts the scores to be non-negative and divides by their sum, with no exp: it sums to 1 along the
+axis, but it is not softmax. Exponentiate the shifted scores before dividing by their sum."""
 
 import jax.numpy as jnp
 

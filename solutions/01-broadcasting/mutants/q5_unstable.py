@@ -1,5 +1,6 @@
-"""Exponentiates the raw scores: exp overflows to inf above about 88 (inf / inf is nan), and
-every exp of a row around -1000 underflows to 0 (0 / 0 is nan)."""
+"""Exponentiates the raw scores: exp overflows to inf above about 88 (inf / inf is nan), and every exp
+of a row around -1000 underflows to 0 (0 / 0 is nan). Subtract the max along axis before
+exponentiating."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Returns the comparison itself: a bool array, not float32."""
+"""Returns the comparison itself: a bool array, not the float32 the question asks for. Convert the
+comparison with .astype(jnp.float32)."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Picks rows of an identity matrix: out-of-range labels wrap or clamp to a real class."""
+"""Picks rows of an identity matrix: an out-of-range label is clamped (or wraps) to a real class
+instead of giving all zeros. Compare labels[..., None] with the class numbers instead."""
 
 import jax.numpy as jnp
 

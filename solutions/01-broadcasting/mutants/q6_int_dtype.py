@@ -1,4 +1,4 @@
-"""Converts to int32 instead of float32."""
+"""Converts to int32 instead of float32. Convert the comparison with .astype(jnp.float32)."""
 
 import jax.numpy as jnp
 

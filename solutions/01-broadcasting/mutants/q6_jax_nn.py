@@ -1,4 +1,5 @@
-"""Calls jax.nn.one_hot, the library answer."""
+"""Calls jax.nn.one_hot, the library answer, which the question rules out. Compare labels[..., None]
+with jnp.arange(num_classes)."""
 
 import jax
 

@@ -1,5 +1,5 @@
-"""Numbers the classes from 1 (compares with arange(1, num_classes + 1)): float32 and one-hot
-shaped, but every label lands in the wrong column."""
+"""Numbers the classes from 1 (compares with arange(1, num_classes + 1)), so every label lands one
+column to the left. Class numbers start at 0."""
 
 import jax.numpy as jnp
 

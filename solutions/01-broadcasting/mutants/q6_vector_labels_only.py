@@ -1,4 +1,5 @@
-"""Adds the new axis with labels[:, None], which is right only for 1-D labels."""
+"""Adds the new axis with labels[:, None], which is right only for 1-D labels. Use labels[..., None] so
+that labels of any shape (0-d included) work."""
 
 import jax.numpy as jnp
 

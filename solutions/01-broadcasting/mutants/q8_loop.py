@@ -1,4 +1,5 @@
-"""Sets one diagonal entry per iteration of a Python loop."""
+"""Sets one diagonal entry per iteration of a Python loop, which the question rules out. Index every
+diagonal entry at once with jnp.arange(min(M.shape))."""
 
 import jax.numpy as jnp
 

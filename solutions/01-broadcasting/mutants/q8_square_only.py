@@ -1,4 +1,5 @@
-"""Indexes the diagonal by the number of rows, as if M were square."""
+"""Indexes the diagonal by the number of rows, as if M were square: for a tall M (more rows than
+columns) that is too many indices. Index by min(M.shape)."""
 
 import jax.numpy as jnp
 

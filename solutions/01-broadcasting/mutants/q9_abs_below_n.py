@@ -1,5 +1,5 @@
-"""Tests |idx| < n: -n is in range (it is x[0]) but fails the test, and |-2**31| overflows to
--2**31, which passes it."""
+"""Tests |idx| < n: -n is in range (it is x[0]) but fails the test, and |-2**31| overflows to -2**31,
+which passes it. Test -n <= idx < n with two comparisons."""
 
 import jax.numpy as jnp
 

@@ -1,5 +1,5 @@
-"""Looks up one index at a time in a Python loop (jnp.where per element): right values, but the
-traced program repeats the lookup once per index."""
+"""Looks up one index at a time in a Python loop: right values, but the traced program repeats the
+lookup once per index. Look up every index at once with a gather in fill mode or a jnp.where."""
 
 import jax.numpy as jnp
 

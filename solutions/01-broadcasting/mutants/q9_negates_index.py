@@ -1,5 +1,5 @@
-"""Tests a negative index as -idx <= n: right for every int32 but the smallest, where -idx
-overflows back to -2**31 and the index passes as in range (clamped to x[0])."""
+"""Tests a negative index as -idx <= n: right for every int32 but the smallest, where -idx overflows
+back to -2**31 and the index passes as in range. Compare idx itself with -n, which cannot overflow."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Treats every negative index as out of range, where NumPy counts -1 .. -n from the end."""
+"""Treats every negative index as out of range, where NumPy counts -1 .. -n from the end. Accept -n <=
+idx < n."""
 
 import jax.numpy as jnp
 

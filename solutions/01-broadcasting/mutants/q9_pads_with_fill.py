@@ -1,5 +1,6 @@
-"""Appends fill to x and sends every out-of-range index to it: but x[-1] of the padded array is
-now the fill, so negative indices read one place too far."""
+"""Appends fill to x and sends every out-of-range index to it, but x[-1] of the padded array is now the
+fill, so negative indices read one place too far. Convert negative indices to idx + n before the
+lookup, or use a gather in fill mode."""
 
 import jax.numpy as jnp
 

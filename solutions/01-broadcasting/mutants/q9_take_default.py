@@ -1,5 +1,5 @@
-"""Calls jnp.take(x, idx) and relies on its default out-of-range value, which is nan whatever
-fill is."""
+"""Calls jnp.take(x, idx) and relies on its default out-of-range value, which is nan whatever fill is.
+Pass the fill explicitly, in fill mode."""
 
 import jax.numpy as jnp
 

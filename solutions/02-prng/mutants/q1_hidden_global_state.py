@@ -1,4 +1,5 @@
-"""Keeps the generator's state in a global seeded on the first call, like np.random.seed."""
+"""Keeps the generator's state in a global seeded on the first call, like np.random.seed, so the same
+state in no longer gives the same numbers out. Take the state as an argument and return the new one."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""Does the arithmetic in NumPy int64, which overflows once a * x passes 2**63."""
+"""Does the arithmetic in NumPy int64, which overflows once a * x passes 2**63. Compute each step with
+Python ints, which never overflow, then convert the samples."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""Builds the samples with np.array(xs), which makes int64 rather than the uint32 asked for."""
+"""Builds the samples with np.array(xs), which makes int64 rather than the uint32 asked for. Pass
+dtype=np.uint32 when m <= 2**32."""
 
 import numpy as np
 

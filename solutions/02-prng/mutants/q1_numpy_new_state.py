@@ -1,4 +1,5 @@
-"""Returns new_state as samples[-1], a NumPy uint32, so the next call's `a * state` wraps around."""
+"""Returns new_state as samples[-1], a NumPy uint32, so the next call's a * state wraps around. Return
+the last state as a Python int."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""Does the arithmetic in NumPy uint32, which wraps mod 2**32 before `% m` (wrong unless m = 2**32)."""
+"""Does the arithmetic in NumPy uint32, which wraps mod 2**32 before the % m (wrong unless m = 2**32).
+Compute each step with Python ints."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""Returns raw uint32 key data for a typed key, so the caller no longer gets typed keys."""
+"""Returns raw uint32 key data for a typed key, so the caller no longer gets typed keys. Return what
+jax.random.split gives, without jax.random.key_data."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Splits once into (new_key, subkey), then splits subkey into n: another convention."""
+"""Splits once into (new_key, subkey), then splits subkey into n: another convention than the one asked
+for. Split once: new_key, *subkeys = split(key, n + 1)."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Uses the same key for every layer, so layers of equal shape get identical weights."""
+"""Uses the same key for every layer, so layers of equal shape get identical weights. Give each layer
+its own key from split(key, L + 1)[1:]."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""Uses jax.nn.initializers.he_normal, which draws from a truncated normal."""
+"""Uses jax.nn.initializers.he_normal, which draws from a truncated normal. Draw jax.random.normal and
+scale it by sqrt(2 / n_in)."""
 
 import jax
 import jax.numpy as jnp

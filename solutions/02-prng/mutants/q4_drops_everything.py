@@ -1,4 +1,5 @@
-"""Drops every entry whenever it drops at all: zeros for any rate > 0 (right only at rate 1)."""
+"""Drops every entry whenever it drops at all: zeros for any rate > 0 (right only at rate 1). Keep each
+entry with probability 1 - rate."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Makes its own key inside the function, so every call draws the same mask."""
+"""Makes its own key inside the function, so every call draws the same mask. Draw the mask from the key
+you are given."""
 
 import jax
 import jax.numpy as jnp

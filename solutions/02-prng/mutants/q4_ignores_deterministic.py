@@ -1,4 +1,5 @@
-"""Ignores deterministic=True and drops entries at evaluation time too."""
+"""Ignores deterministic=True and drops entries at evaluation time too. Return x unchanged when
+deterministic is true."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Draws one mask over the last axis and broadcasts it, so every row drops the same features."""
+"""Draws one mask over the last axis and broadcasts it, so every row drops the same features. Draw the
+mask with x's whole shape."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Multiplies by the mask and then divides by 1 - rate: at rate 1 that is 0 / 0 = nan."""
+"""Multiplies by the mask and then divides by 1 - rate, and at rate 1 that is 0 / 0 = nan. Return zeros
+when rate is 1 (or divide only where kept, with jnp.where)."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Drops entries but forgets to scale the kept ones by 1 / (1 - rate) (not inverted dropout)."""
+"""Drops entries but forgets to scale the kept ones by 1 / (1 - rate), so it is not inverted dropout.
+Divide the kept values by 1 - rate."""
 
 import jax
 import jax.numpy as jnp

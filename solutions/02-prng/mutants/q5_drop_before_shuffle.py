@@ -1,4 +1,5 @@
-"""Drops the remainder before shuffling, so the last N % batch_size examples are never used."""
+"""Drops the remainder before shuffling, so the last N % batch_size examples are never used. Shuffle
+all N examples first, then drop the remainder."""
 
 import jax
 

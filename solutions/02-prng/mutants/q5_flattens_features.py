@@ -1,4 +1,5 @@
-"""Reshapes with -1 for the features, which flattens X's trailing axes into one."""
+"""Reshapes with -1 for the features, which flattens X's trailing axes into one. Reshape to
+(num_batches, batch_size, *X.shape[1:])."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Cuts the data into batches in its original order, without shuffling."""
+"""Cuts the data into batches in its original order, without shuffling. Permute the examples with
+jax.random.permutation(key, N) first."""
 
 
 def shuffle_batches(key, X, y, batch_size):

@@ -1,4 +1,5 @@
-"""Shuffles X and y with two different permutations, so inputs lose their labels."""
+"""Shuffles X and y with two different permutations, so inputs lose their labels. Draw one permutation
+and index both with it."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Samples indices with replacement (randint), so some examples repeat and others are missed."""
+"""Samples indices with replacement (randint), so some examples repeat and others are missed. Use one
+permutation of all N indices."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Returns batches of the right shapes and dtypes, but filled with zeros (a placeholder left in)."""
+"""Returns batches of the right shapes and dtypes, but filled with zeros (a placeholder left in).
+Return the shuffled examples themselves."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Makes its own key inside the function, so every key gives the same estimate."""
+"""Makes its own key inside the function, so every key gives the same estimate. Draw the points from
+the key you are given."""
 
 import jax
 import jax.numpy as jnp

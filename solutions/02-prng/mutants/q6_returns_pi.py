@@ -1,5 +1,5 @@
-"""Draws the points, then returns the float32 constant pi (a placeholder left in): a float32
-scalar close to pi, the same for the same key, but no estimate."""
+"""Draws the points, then returns the float32 constant pi (a placeholder left in): close to pi, the
+same for the same key, but no estimate. Return 4 times the share of points inside the circle."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Draws x and y with the same key, so x == y and every point lies on the diagonal."""
+"""Draws x and y with the same key, so x == y and every point lies on the diagonal. Split the key, or
+draw both coordinates at once with shape (n, 2)."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Seeds a new key with the step number and ignores the base key."""
+"""Seeds a new key with the step number and ignores the base key. Fold the step into the key you are
+given: jax.random.fold_in(key, step)."""
 
 import jax
 

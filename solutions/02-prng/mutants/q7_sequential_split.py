@@ -1,4 +1,5 @@
-"""Replays step + 1 sequential splits, so a step's key depends on the chain before it."""
+"""Replays step + 1 sequential splits, so a step's key depends on the chain before it, and costs a
+split per step. Use jax.random.fold_in(key, step)."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Splits the base key first out of habit, then folds the step into the split-off key."""
+"""Splits the base key first out of habit, then folds the step into the split-off key. Fold the step
+into the base key itself."""
 
 import jax
 

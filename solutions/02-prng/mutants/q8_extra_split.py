@@ -1,4 +1,5 @@
-"""Uses split(key, batch + 1)[1:], q2's convention, where split(key, batch) was asked for."""
+"""Uses split(key, batch + 1)[1:], q2's convention, where split(key, batch) was asked for. Map over
+jax.random.split(key, batch)."""
 
 import jax
 

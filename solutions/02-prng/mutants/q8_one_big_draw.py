@@ -1,4 +1,5 @@
-"""Draws one normal array of shape (batch, *shape) from the key, not one draw per split key."""
+"""Draws one normal array of shape (batch, *shape) from the key, not one draw per split key. Vmap
+jax.random.normal over split(key, batch)."""
 
 import jax
 

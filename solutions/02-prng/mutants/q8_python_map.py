@@ -1,4 +1,5 @@
-"""Builds the rows with Python's map over the keys: no `for` in the source, but still a loop."""
+"""Builds the rows with Python's map over the keys: no for in the source, but still a loop. Use
+jax.vmap over the keys."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Builds the rows by recursion over the keys: no `for` in the source, but a loop all the same."""
+"""Builds the rows by recursion over the keys: no for in the source, but a loop all the same. Use
+jax.vmap over the keys."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Maps over the batch but closes over the same key, so every row is identical."""
+"""Maps over the batch but closes over the same key, so every row is identical. Map over the split keys
+themselves."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Adds unit-variance noise: forgets to scale the normal draw by sigma."""
+"""Adds unit-variance noise: it forgets to scale the normal draw by sigma. Add sigma * normal(key,
+x.shape)."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Maps over the keys but draws every row from keys[0], so all the copies are identical."""
+"""Maps over the keys but draws every row from keys[0], so all the copies are identical. Draw each row
+from its own key."""
 
 import jax
 

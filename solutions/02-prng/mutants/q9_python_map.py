@@ -1,4 +1,5 @@
-"""Builds the copies with Python's map over the keys: no `for` in the source, but still a loop."""
+"""Builds the copies with Python's map over the keys: no for in the source, but still a loop. Use
+jax.vmap with in_axes=(0, None, None)."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Builds the copies by recursion on keys[1:]: no `for` in the source, but a loop all the same."""
+"""Builds the copies by recursion on keys[1:]: no for in the source, but a loop all the same. Use
+jax.vmap with in_axes=(0, None, None)."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Keeps the default argnums=0: returns dw alone, no db."""
+"""Keeps the default argnums=0, so it returns dw alone, no db. Ask for both: jax.grad(loss, argnums=(0,
+1))."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Counts argnums like the data layout (w, x): differentiates with respect to w and x, not b."""
+"""Counts argnums like the data layout (w, x), so it differentiates with respect to w and x, not b. The
+arguments are (w, b, x, y): use argnums=(0, 1)."""
 
 import jax
 

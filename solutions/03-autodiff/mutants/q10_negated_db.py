@@ -1,5 +1,6 @@
-"""One jax.grad(loss, argnums=(0, 1)), but returns -db (a sign slip from writing the update
-step into the gradient): loss runs once and the shapes are right, the bias gradient is not."""
+"""Takes one jax.grad(loss, argnums=(0, 1)), as asked, but returns -db (a sign slip from writing the
+update step into the gradient): the bias gradient points the wrong way. Return the gradients as
+jax.grad gives them."""
 
 import jax
 

@@ -1,4 +1,4 @@
-"""Returns (db, dw): the bias first."""
+"""Returns (db, dw): the bias first. Return (dw, db) in argnums' order."""
 
 import jax
 

@@ -1,5 +1,5 @@
-"""in_axes=(None, 0, None): maps xs but hands every example the whole ys, so one example's loss
-sees all the targets (a non-scalar loss, or the wrong numbers)."""
+"""Maps xs but not ys (in_axes=(None, 0, None)), so every example's loss sees all the targets: a
+non-scalar loss, or the wrong numbers. Map the targets with the inputs: in_axes=(None, 0, 0)."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Builds the whole Jacobian with jax.jacfwd and multiplies it by v."""
+"""Builds the whole Jacobian with jax.jacfwd and multiplies it by v, where one jvp gives J @ v
+directly. Return the tangent output of jax.jvp(f, (x,), (v,))."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Returns the vmapped jvp stack as is: shape (n, m), the transpose of the Jacobian."""
+"""Returns the vmapped jvp stack as is: shape (n, m), the transpose of the Jacobian. Transpose it to
+(m, n)."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Builds the Jacobian in reverse mode (vmapped vjp) where forward mode was asked for."""
+"""Builds the Jacobian in reverse mode (vmapped vjp) where forward mode was asked for. Vmap jax.jvp
+over the input basis."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Builds the Jacobian in forward mode (vmapped jvp) where reverse mode was asked for."""
+"""Builds the Jacobian in forward mode (vmapped jvp) where reverse mode was asked for. Vmap the vjp
+function over the output basis."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Transposes the vmapped vjp rows, returning shape (n, m)."""
+"""Transposes the vmapped vjp rows, returning shape (n, m). The rows of the output basis are already
+the Jacobian's rows: return them as they are."""
 
 import jax
 import jax.numpy as jnp

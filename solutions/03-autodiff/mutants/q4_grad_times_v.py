@@ -1,4 +1,5 @@
-"""Multiplies the gradient by v elementwise: a first derivative, not H @ v."""
+"""Multiplies the gradient by v elementwise: a first derivative, not H @ v. Take the jvp of jax.grad(f)
+along v."""
 
 import jax
 

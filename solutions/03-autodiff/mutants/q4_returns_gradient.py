@@ -1,4 +1,5 @@
-"""Takes the primal output of the jvp of grad(f), which is the gradient, not H @ v."""
+"""Takes the primal output of the jvp of grad(f), which is the gradient, not H @ v. Return the tangent
+output."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Builds the Hessian row by row with a vmapped forward-over-reverse over eye(n), then H @ v."""
+"""Builds the Hessian row by row with a vmapped forward-over-reverse over eye(n), then H @ v: still an
+n x n array. Take one jvp of jax.grad(f) along v itself."""
 
 import jax
 import jax.numpy as jnp

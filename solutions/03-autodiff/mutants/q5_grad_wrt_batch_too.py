@@ -1,4 +1,5 @@
-"""Differentiates with respect to params and batch (argnums=(0, 1)): grads is a pair."""
+"""Differentiates with respect to params and batch (argnums=(0, 1)), so grads is a pair. Keep the
+default argnums=0."""
 
 import jax
 

@@ -1,4 +1,4 @@
-"""Returns (loss, grads, aux): the right pieces in the wrong order."""
+"""Returns (loss, grads, aux): the right pieces in the wrong order. Return (loss, aux, grads)."""
 
 import jax
 

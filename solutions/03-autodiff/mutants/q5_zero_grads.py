@@ -1,6 +1,5 @@
-"""Runs jax.value_and_grad(loss_fn, has_aux=True) once, then hands back zeros shaped like the
-gradient (a placeholder left in): the loss, aux and the pytree's layout are right, the
-gradient is not."""
+"""Runs jax.value_and_grad(loss_fn, has_aux=True) once, then hands back zeros shaped like the gradient
+(a placeholder left in). Return the gradient it computed."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Writes the derivative as exp(x) / (1 + exp(x)), which is inf / inf = nan at 100."""
+"""Writes the derivative as exp(x) / (1 + exp(x)), which is inf / inf = nan at 100. Use
+jax.nn.sigmoid(x), which is stable."""
 
 import jax
 import jax.numpy as jnp

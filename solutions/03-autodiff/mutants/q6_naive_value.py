@@ -1,4 +1,5 @@
-"""Keeps the naive log(1 + exp(x)) as the value: a correct rule, but the value is inf at 100."""
+"""Keeps the naive log(1 + exp(x)) as the value: a correct rule, but the value is inf at 100. Use a
+stable form such as jnp.logaddexp(0, x)."""
 
 import jax
 import jax.numpy as jnp

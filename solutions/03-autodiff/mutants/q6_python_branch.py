@@ -1,4 +1,5 @@
-"""Branches with a Python if on the value of x, which fails for arrays and under tracing."""
+"""Branches with a Python if on the value of x, which fails for arrays and under tracing. Use jnp.where
+or a formula that is stable everywhere."""
 
 import jax
 import jax.numpy as jnp

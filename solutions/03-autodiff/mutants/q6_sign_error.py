@@ -1,4 +1,5 @@
-"""The JVP rule uses sigmoid(-x), the derivative of softplus(-x), instead of sigmoid(x)."""
+"""Uses sigmoid(-x) in the JVP rule, the derivative of softplus(-x), where the derivative of
+softplus(x) is sigmoid(x). Check the sign of the derivative you write."""
 
 import jax
 import jax.numpy as jnp

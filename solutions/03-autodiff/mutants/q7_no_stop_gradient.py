@@ -1,4 +1,5 @@
-"""Writes x + (round(x) - x) without stop_gradient: the x terms cancel and the gradient is 0."""
+"""Writes x + (round(x) - x) without stop_gradient, so the x terms cancel and the gradient is 0. Wrap
+the difference: x + stop_gradient(round(x) - x)."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Returns jnp.round(x) itself, whose gradient is zero everywhere."""
+"""Returns jnp.round(x) itself, whose gradient is zero everywhere. Return x + stop_gradient(round(x) -
+x)."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Wraps the whole expression in stop_gradient, so nothing flows back at all."""
+"""Wraps the whole expression in stop_gradient, so nothing flows back at all. Stop only the difference
+round(x) - x."""
 
 import jax
 import jax.numpy as jnp

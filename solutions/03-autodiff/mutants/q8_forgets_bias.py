@@ -1,4 +1,5 @@
-"""Leaves b1 out of the forward pass, so the tanh rule sees the wrong activations."""
+"""Leaves b1 out of the forward pass, so the tanh rule sees the wrong activations. Recompute h = tanh(x
+@ W1 + b1) with the bias."""
 
 import jax.numpy as jnp
 

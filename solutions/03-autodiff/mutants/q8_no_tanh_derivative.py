@@ -1,4 +1,5 @@
-"""Skips the tanh rule: passes the cotangent through tanh unchanged."""
+"""Skips the tanh rule and passes the cotangent through tanh unchanged. Multiply it by 1 - h ** 2,
+where h = tanh(x @ W1 + b1) is the saved activation."""
 
 
 def mlp_vjp(params, x, cotangent):

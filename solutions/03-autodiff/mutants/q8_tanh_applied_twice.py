@@ -1,4 +1,5 @@
-"""Applies tanh to the saved activation again inside the tanh rule: 1 - tanh(h) ** 2."""
+"""Applies tanh to the saved activation again inside the tanh rule: 1 - tanh(h) ** 2. The rule is 1 - h
+** 2 for h = tanh(z)."""
 
 import jax.numpy as jnp
 

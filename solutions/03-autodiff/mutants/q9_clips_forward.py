@@ -1,4 +1,5 @@
-"""Clips the forward value to [lo, hi] (as well as the cotangent): the output is no longer x."""
+"""Clips the forward value to [lo, hi] as well as the cotangent, so the output is no longer x. Return x
+unchanged on the way forward."""
 
 from functools import partial
 

@@ -1,4 +1,5 @@
-"""Saves x as the residual and returns x clipped to [lo, hi] as its cotangent, not the clipped g."""
+"""Saves x as the residual and returns x clipped to [lo, hi] as its cotangent, not the clipped g. Clip
+the incoming cotangent g."""
 
 from functools import partial
 

@@ -1,4 +1,5 @@
-"""Forgets nondiff_argnums: JAX calls bwd(residuals, g) without lo and hi, so every gradient raises."""
+"""Forgets nondiff_argnums: JAX calls bwd(residuals, g) without lo and hi, so every gradient raises.
+Declare nondiff_argnums=(1, 2), or save the bounds as residuals."""
 
 import jax
 import jax.numpy as jnp

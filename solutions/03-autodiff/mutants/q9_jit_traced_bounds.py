@@ -1,5 +1,6 @@
-"""Wraps the nondiff_argnums=(1, 2) version in jax.jit "to make it fast": jit traces lo and hi,
-and a tracer in a nondiff_argnums position raises UnexpectedTracerError on every call."""
+"""Wraps the nondiff_argnums=(1, 2) version in jax.jit to make it fast: jit traces lo and hi, and a
+tracer in a nondiff_argnums position raises UnexpectedTracerError on every call. Leave it unjitted,
+or mark the bounds static."""
 
 from functools import partial
 

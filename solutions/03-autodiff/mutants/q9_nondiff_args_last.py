@@ -1,5 +1,6 @@
-"""With nondiff_argnums=(1, 2), writes bwd(residuals, g, lo, hi): JAX passes the bounds first,
-bwd(lo, hi, residuals, g), so the names are shuffled and the result is min(hi, g), not the clip."""
+"""Declares nondiff_argnums=(1, 2) but writes bwd(residuals, g, lo, hi): JAX passes the bounds first,
+bwd(lo, hi, residuals, g), so the names are shuffled and the result is min(hi, g), not the clip. Put
+the non-differentiable arguments first in bwd's signature."""
 
 from functools import partial
 

@@ -1,5 +1,6 @@
-"""Copies the JAX docs' `return (None, None, jnp.clip(g, lo, hi))`, whose clip_gradient takes x
-last: here x is first, so the clipped cotangent lands on hi and every gradient raises ValueError."""
+"""Copies the JAX docs' return (None, None, jnp.clip(g, lo, hi)), whose clip_gradient takes x last:
+here x is first, so the clipped cotangent lands on hi and every gradient raises ValueError. Return
+the cotangents in this signature's order, x first."""
 
 import jax
 import jax.numpy as jnp

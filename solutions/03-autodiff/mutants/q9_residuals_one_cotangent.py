@@ -1,5 +1,5 @@
-"""Saves the bounds as residuals but returns a cotangent for x alone: without nondiff_argnums, bwd
-must return one cotangent per argument, (x_bar, None, None), so every gradient raises TypeError."""
+"""Saves the bounds as residuals but returns a cotangent for x alone: without nondiff_argnums, bwd must
+return one cotangent per argument, so every gradient raises TypeError. Return (x_bar, None, None)."""
 
 import jax
 import jax.numpy as jnp

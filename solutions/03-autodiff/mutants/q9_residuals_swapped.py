@@ -1,5 +1,5 @@
-"""Saves the bounds as (hi, lo) but unpacks them as lo, hi: jnp.clip(g, hi, lo) gives lo for
-every entry, whatever the cotangent."""
+"""Saves the bounds as (hi, lo) but unpacks them as lo, hi, so jnp.clip(g, hi, lo) gives lo for every
+entry. Unpack the residuals in the order you saved them."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Clips the cotangent to [-hi, hi], as if the bounds were always symmetric, ignoring lo."""
+"""Clips the cotangent to [-hi, hi], as if the bounds were always symmetric, ignoring lo. Clip to [lo,
+hi]."""
 
 from functools import partial
 

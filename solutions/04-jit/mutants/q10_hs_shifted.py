@@ -1,4 +1,5 @@
-"""Stacks the state from before each step: hs holds h0 ... h_{T-1}, one step behind."""
+"""Stacks the state from before each step: hs holds h0 ... h_{T-1}, one step behind. Return the new
+state as the scan's per-step output."""
 
 import jax.numpy as jnp
 from jax import lax

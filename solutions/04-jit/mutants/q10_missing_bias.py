@@ -1,4 +1,4 @@
-"""Leaves the bias `b` out of the recurrence."""
+"""Leaves the bias b out of the recurrence. Each step is tanh(x_t @ Wx + h @ Wh + b)."""
 
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,5 @@
-"""Loops over the time steps in Python: unrolled while tracing, the jaxpr grows with T."""
+"""Loops over the time steps in Python: unrolled while tracing, the jaxpr grows with T. Write the step
+as a function and run it with lax.scan."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Multiplies the state on the wrong side, `Wh @ h` (column-vector habit): uses Wh transposed."""
+"""Multiplies the state on the wrong side, Wh @ h (a column-vector habit), which uses Wh transposed.
+With row vectors the step is h @ Wh."""
 
 import jax.numpy as jnp
 from jax import lax

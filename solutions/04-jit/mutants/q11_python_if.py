@@ -1,4 +1,5 @@
-"""Chooses the phase with Python `if`s on `step`: right on plain ints, fails once step is traced."""
+"""Chooses the phase with Python ifs on step: right on plain ints, but it fails once step is traced.
+Choose between the phases with jnp.where (or lax.cond)."""
 
 import math
 

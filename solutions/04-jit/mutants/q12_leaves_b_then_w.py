@@ -1,4 +1,5 @@
-"""Registers the fields in the wrong order: jax.tree.leaves(p) is [p.b, p.w]."""
+"""Registers the fields in the wrong order, so jax.tree.leaves(p) is [p.b, p.w]. Register w first, then
+b."""
 
 import dataclasses
 import functools

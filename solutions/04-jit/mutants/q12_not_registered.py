@@ -1,4 +1,5 @@
-"""Leaves Affine a plain dataclass: JAX sees one opaque leaf, and jit, grad and tree.map reject it."""
+"""Leaves Affine a plain dataclass: JAX sees one opaque leaf, and jit, grad and tree.map reject it.
+Register it with jax.tree_util.register_dataclass."""
 
 import dataclasses
 

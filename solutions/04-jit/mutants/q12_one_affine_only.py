@@ -1,4 +1,5 @@
-"""Builds the new Affine field by field: right for one Affine, fails on a list of layers."""
+"""Builds the new Affine field by field: right for one Affine, but it fails on a list of layers. Use
+jax.tree.map over params and grads."""
 
 
 def sgd_update(params, grads, lr):

@@ -1,5 +1,5 @@
-"""Reuses question 6's fori_loop and jits it with iters traced: under the jit the trip count is
-a tracer, so the fori_loop becomes a while loop, and jax.grad raises."""
+"""Reuses question 6's fori_loop and jits it with iters traced: the trip count is then a tracer, the
+fori_loop becomes a while loop, and jax.grad raises. Keep iters static and loop with lax.scan."""
 
 import jax
 from jax import lax

@@ -1,4 +1,5 @@
-"""Scans iters - 1 times (counting x0 as the first iterate): one Newton step short."""
+"""Scans iters - 1 times (counting x0 as the first iterate): one Newton step short. Scan exactly iters
+steps."""
 
 from jax import lax
 

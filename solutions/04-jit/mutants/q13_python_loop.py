@@ -1,5 +1,5 @@
-"""Loops in Python: with iters static it runs, and grad works, but the loop is unrolled while
-tracing, so the jaxpr holds no loop and grows with iters."""
+"""Loops in Python: with iters static it runs and grad works, but the loop is unrolled while tracing,
+so the jaxpr grows with iters. Use lax.scan with length=iters."""
 
 
 def sqrt_by_scan(a, iters):

@@ -1,4 +1,4 @@
-"""Writes the step as x + a / x / 2: operator precedence halves only a / x."""
+"""Writes the step as x + a / x / 2, and operator precedence halves only a / x. Write (x + a / x) / 2."""
 
 from jax import lax
 

@@ -1,4 +1,5 @@
-"""Jits `activation` without marking `kind` static: a string cannot be traced."""
+"""Jits activation without marking kind static, and a string cannot be traced. Pass
+static_argnames="kind" to jax.jit."""
 
 import jax
 import jax.numpy as jnp

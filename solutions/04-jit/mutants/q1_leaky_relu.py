@@ -1,4 +1,5 @@
-"""Jitted once per kind with kind static, as asked, but "relu" is a leaky relu (0.01 x below 0)."""
+"""Jits once per kind with kind static, as asked, but computes a leaky relu (0.01 x below 0) for
+"relu". A relu is exactly 0 below 0."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Builds a new jitted lambda on every call, so every call traces and compiles again."""
+"""Builds a new jitted lambda on every call, so every call traces and compiles again. Jit activation
+once, with kind static."""
 
 import jax
 import jax.numpy as jnp

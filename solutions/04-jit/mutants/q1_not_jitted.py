@@ -1,4 +1,5 @@
-"""Leaves `activation` a plain Python function: nothing is compiled once per kind."""
+"""Leaves activation a plain Python function, so nothing is compiled once per kind. Jit it with
+static_argnames="kind"."""
 
 import jax.numpy as jnp
 

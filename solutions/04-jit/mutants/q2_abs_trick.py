@@ -1,4 +1,5 @@
-"""Uses min(x, 0) = (x - |x|) / 2, which gives inf - inf = nan for +inf."""
+"""Uses min(x, 0) = (x - |x|) / 2, which gives inf - inf = nan for +inf. Keep the negative entries with
+jnp.where(x < 0, x, 0) and sum."""
 
 import jax.numpy as jnp
 

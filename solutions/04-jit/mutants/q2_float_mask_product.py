@@ -1,4 +1,5 @@
-"""Multiplies by a float 0/1 mask: +inf * 0 is nan."""
+"""Multiplies by a float 0/1 mask, and +inf * 0 is nan. Select with jnp.where(x < 0, x, 0) instead of
+multiplying."""
 
 import jax.numpy as jnp
 

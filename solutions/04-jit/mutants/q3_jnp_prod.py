@@ -1,4 +1,5 @@
-"""Computes the size with jnp.prod: a tracer under jit, and shapes must be concrete."""
+"""Computes the size with jnp.prod, which is a tracer under jit, where shapes must be concrete. Use
+x.size or math.prod(x.shape), plain Python ints."""
 
 import jax.numpy as jnp
 

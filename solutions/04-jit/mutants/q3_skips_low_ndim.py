@@ -1,4 +1,5 @@
-"""Returns arrays of fewer than two dimensions unchanged, so a 0-d array stays 0-d."""
+"""Returns arrays of fewer than two dimensions unchanged, so a 0-d array stays 0-d. Reshape every array
+to (x.size,)."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Makes factor static: jax.jit(scale) then hands a tracer to a static argument."""
+"""Makes factor static, so jax.jit(scale) then hands a tracer to a static argument. Pass factor as an
+ordinary argument and multiply."""
 
 import functools
 

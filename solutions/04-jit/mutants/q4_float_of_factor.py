@@ -1,4 +1,5 @@
-"""Converts factor with float(), which needs its value: fails when factor is traced."""
+"""Converts factor with float(), which needs its value, so it fails when factor is traced. Multiply by
+factor as it is."""
 
 
 def scale(x, factor):

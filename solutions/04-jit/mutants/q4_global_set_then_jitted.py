@@ -1,4 +1,5 @@
-"""Stores factor in a global and calls a jitted function that reads it: frozen at the first trace."""
+"""Stores factor in a global and calls a jitted function that reads it, which freezes it at the first
+trace. Pass factor as an argument."""
 
 import jax
 

@@ -1,4 +1,5 @@
-"""Jitted once with alpha traced, as asked, but scales by alpha ** 2 instead of alpha."""
+"""Jits once with alpha traced, as asked, but scales by alpha ** 2 instead of alpha. Scale by alpha
+itself."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Marks alpha static, so every new float value traces and compiles again."""
+"""Marks alpha static, so every new float value traces and compiles again. Leave alpha traced: it is an
+ordinary argument."""
 
 import functools
 

@@ -1,4 +1,5 @@
-"""Converts alpha with float() inside the jitted function: fails when alpha is traced."""
+"""Converts alpha with float() inside the jitted function, which fails when alpha is traced. Multiply
+by alpha as it is."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-"""Leaves scaled_sum a plain Python function, not jitted."""
+"""Leaves scaled_sum a plain Python function, not jitted. Decorate it with jax.jit, alpha traced."""
 
 import jax.numpy as jnp
 

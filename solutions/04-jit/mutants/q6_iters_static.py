@@ -1,4 +1,5 @@
-"""Jits with iters static, so a traced iters (under an outer jit) cannot be passed."""
+"""Jits with iters static, so a traced iters (under an outer jit) cannot be passed. Leave iters traced:
+lax.fori_loop accepts a traced trip count."""
 
 import functools
 

@@ -1,4 +1,4 @@
-"""Runs the loop from 1, one Newton step short."""
+"""Runs the loop from 1, one Newton step short. Run it over range(0, iters): exactly iters steps."""
 
 from jax import lax
 

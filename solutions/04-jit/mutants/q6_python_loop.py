@@ -1,4 +1,5 @@
-"""Loops in Python: unrolled while tracing, and range() of a traced iters fails."""
+"""Loops in Python: unrolled while tracing, and range() of a traced iters fails. Use lax.fori_loop(0,
+iters, step, x0)."""
 
 
 def newton_sqrt(a, iters):

@@ -1,4 +1,5 @@
-"""Scans over jnp.arange(iters), whose length must be concrete: fails when iters is traced."""
+"""Scans over jnp.arange(iters), whose length must be concrete, so it fails when iters is traced. Use
+lax.fori_loop, which accepts a traced trip count."""
 
 import jax.numpy as jnp
 from jax import lax

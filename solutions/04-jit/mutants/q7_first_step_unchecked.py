@@ -1,4 +1,5 @@
-"""Starts the stored gradient norm at inf, so the first update is never checked."""
+"""Starts the stored gradient norm at inf, so the first update is never checked. Test the norm of the
+gradient at x before every update, the first included."""
 
 import jax.numpy as jnp
 from jax import lax

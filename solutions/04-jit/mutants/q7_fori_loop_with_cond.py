@@ -1,4 +1,5 @@
-"""Always runs max_iter iterations with fori_loop, skipping updates once converged: no early exit."""
+"""Always runs max_iter iterations with fori_loop, skipping updates once converged: there is no early
+exit. Stop with lax.while_loop."""
 
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,4 @@
-"""Tests n <= max_iter, so it makes one update too many."""
+"""Tests n <= max_iter, so it makes one update too many. Continue while n < max_iter."""
 
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,5 @@
-"""Loops with a Python while on the gradient norm: bool(tracer) under jit."""
+"""Loops with a Python while on the gradient norm, which calls bool() on a tracer under jit. Use
+lax.while_loop."""
 
 import jax.numpy as jnp
 

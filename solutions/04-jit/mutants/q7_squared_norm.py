@@ -1,4 +1,5 @@
-"""Compares the squared gradient norm with tol."""
+"""Compares the squared gradient norm with tol, where the question stops on the norm itself. Compare
+jnp.linalg.norm(g) with tol."""
 
 import jax.numpy as jnp
 from jax import lax

@@ -1,5 +1,5 @@
-"""Checks a condition that never holds (x > 1e9 for every entry): err.throw() raises for every
-input, the positive ones included."""
+"""Checks a condition that never holds (x > 1e9 for every entry), so err.throw() raises for every
+input, the positive ones included. Check x > 0."""
 
 import jax.numpy as jnp
 from jax.experimental import checkify

@@ -1,4 +1,6 @@
-"""Calls checkify.check but never wraps the function with checkify.checkify."""
+"""Calls checkify.check but never wraps the function with checkify.checkify: it returns a bare array,
+not (err, y), and under jit the check raises ValueError (not functionalized). Wrap it:
+checkify.checkify(f)."""
 
 import jax.numpy as jnp
 from jax.experimental import checkify

@@ -1,4 +1,5 @@
-"""Raises with a Python if, which needs the values: fails under jit and under checkify."""
+"""Raises with a Python if, which needs the values, so it fails under jit and under checkify. Use
+checkify.check."""
 
 import jax.numpy as jnp
 from jax.experimental import checkify

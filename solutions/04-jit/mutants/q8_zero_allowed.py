@@ -1,4 +1,4 @@
-"""Checks x >= 0, so log(0) = -inf passes the check."""
+"""Checks x >= 0, so log(0) = -inf passes the check. Check x > 0."""
 
 import jax.numpy as jnp
 from jax.experimental import checkify

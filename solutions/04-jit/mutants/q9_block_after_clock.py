@@ -1,4 +1,5 @@
-"""Waits for the last result only after reading the clock."""
+"""Waits for the last result only after reading the clock, so the time misses work still running. Call
+block_until_ready before reading the clock."""
 
 import time
 

@@ -1,4 +1,5 @@
-"""Warms up, but reads the clock without waiting: it times the asynchronous dispatch."""
+"""Warms up but reads the clock without waiting, so it times the asynchronous dispatch, not the work.
+Block on the results before reading the clock."""
 
 import time
 

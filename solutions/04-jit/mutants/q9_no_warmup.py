@@ -1,4 +1,5 @@
-"""Blocks on every result but skips the warm-up: the first timed call compiles."""
+"""Blocks on every result but skips the warm-up, so the first timed call compiles. Call f once, and
+wait for it, before starting the clock."""
 
 import time
 

@@ -1,4 +1,4 @@
-"""Returns the total time of all repeats, not the time per call."""
+"""Returns the total time of all repeats, not the time per call. Divide by repeats."""
 
 import time
 

@@ -1,5 +1,6 @@
-"""in_specs=P() for x and y too: every device gets the whole batch and computes the full-batch
-step by itself. The numbers are right, but nothing is split over the devices."""
+"""Gives x and y in_specs=P() too, so every device gets the whole batch and computes the full-batch
+step by itself: the numbers are right, but nothing is split over the devices. Shard the data along
+the batch axis with P("batch")."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

@@ -1,5 +1,6 @@
-"""No collective at all, and check_vma=False to silence the error that would catch it: every
-device steps on its own block, and out_specs=P() hands back device 0's result."""
+"""Uses no collective at all, and check_vma=False to silence the error that would catch it: every
+device steps on its own block, and out_specs=P() hands back device 0's result. Average the loss over
+the devices with lax.pmean before differentiating."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

@@ -1,6 +1,6 @@
-"""Wraps q4's pmapped train_step (replicate, shard, step, unreplicate): the numbers are right
-and pmap is itself a shard_map now, but one with a device axis on every input, not the
-per-device code with replicated P() params that was asked for."""
+"""Wraps q4's pmapped train_step (replicate, shard, step, unreplicate): the numbers are right, but it
+is not the per-device code with replicated P() params that was asked for. Write the step for
+jax.shard_map with in_specs=(P(), P("batch"), P("batch"))."""
 
 # ruff: noqa: F821 - replicate, shard, train_step, unreplicate: the notebook's own
 import jax

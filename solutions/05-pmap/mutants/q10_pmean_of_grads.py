@@ -1,6 +1,6 @@
-"""The pmap habit inside shard_map: lax.pmean of the local loss and gradients. For the
-replicated (P()) params, shard_map has already summed the gradient over the devices, so the
-step is n_devices times too large (invisible on one device)."""
+"""Brings the pmap habit into shard_map, lax.pmean of the local gradients: for the replicated (P())
+params shard_map has already summed the gradient over the devices, so the step is n_devices times
+too large (invisible on one device). Differentiate the pmean of the loss instead."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

@@ -1,5 +1,5 @@
-"""Checks divisibility with assert: an uneven split raises AssertionError (and nothing at all
-under python -O), not ValueError."""
+"""Checks divisibility with assert: an uneven split raises AssertionError (and nothing at all under
+python -O), not ValueError. Raise ValueError yourself."""
 
 
 def shard(x, n_devices):

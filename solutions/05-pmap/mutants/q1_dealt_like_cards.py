@@ -1,5 +1,5 @@
-"""Deals the examples out like cards (a reshape to (N // n, n) and a transpose): device i gets
-x[i::n], not the contiguous block x[i * N // n : (i + 1) * N // n]."""
+"""Deals the examples out like cards (a reshape to (N // n, n) and a transpose): device i gets x[i::n],
+not a contiguous block. Reshape to (n, N // n, ...) directly."""
 
 
 def shard(x, n_devices):

@@ -1,5 +1,5 @@
-"""Silently drops the examples that do not fit (x[: N // n * n]) instead of raising ValueError
-for an uneven split."""
+"""Drops the examples that do not fit (x[: N // n * n]) without a word instead of raising ValueError
+for an uneven split. Raise when N is not a multiple of n_devices."""
 
 
 def shard(x, n_devices):

@@ -1,5 +1,6 @@
-"""reshape(n_devices, -1): merges each device's examples with the trailing axes, so (N, d) becomes
-(n, N // n * d) instead of (n, N // n, d)."""
+"""Reshapes to (n_devices, -1), which merges each device's examples with the trailing axes: (N, d)
+becomes (n, N // n * d) instead of (n, N // n, d). Keep the trailing axes: reshape to (n_devices,
+-1, *x.shape[1:])."""
 
 
 def shard(x, n_devices):

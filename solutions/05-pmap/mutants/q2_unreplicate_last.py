@@ -1,4 +1,4 @@
-"""unreplicate takes the last copy (leaf[-1]) instead of copy 0."""
+"""Takes the last copy of each leaf (leaf[-1]) in unreplicate instead of copy 0. Take leaf[0]."""
 
 import jax
 

@@ -1,5 +1,5 @@
-"""unreplicate averages the copies (leaf.mean(axis=0)) instead of taking copy 0: copies that
-differ get mixed, and integer leaves turn float."""
+"""Averages the copies in unreplicate (leaf.mean(axis=0)) instead of taking copy 0: copies that differ
+get mixed, and integer leaves turn float. Take leaf[0]."""
 
 import jax
 

@@ -1,5 +1,5 @@
-"""Squeezes the prediction to (N,) but not y (N, 1): pred - y broadcasts to (N, N) and the mean
-runs over every pair of examples, without an error."""
+"""Squeezes the prediction to (N,) but not y (N, 1), so pred - y broadcasts to (N, N) and the mean runs
+over every pair of examples, without an error. Keep both (N, 1)."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
-"""Averages the gradients but returns each device's own shard loss, not the full-batch loss."""
+"""Averages the gradients but returns each device's own shard loss, not the full-batch loss. Average
+the loss with lax.pmean too."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import functools

@@ -1,5 +1,6 @@
-"""Averages the loss but not the gradients: each device applies the gradient of its own shard,
-and the copies of the parameters drift apart (invisible on one device)."""
+"""Averages the loss but not the gradients: each device applies the gradient of its own shard, and the
+copies of the parameters drift apart (invisible on one device). Average the gradients with lax.pmean
+before the update."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import functools

@@ -1,4 +1,4 @@
-"""Keeps the tutorial's global LEARNING_RATE = 0.005 and ignores the lr argument."""
+"""Keeps the tutorial's global LEARNING_RATE = 0.005 and ignores the lr argument. Step with lr."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import functools

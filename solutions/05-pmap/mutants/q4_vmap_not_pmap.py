@@ -1,5 +1,5 @@
-"""jax.vmap with axis_name="batch" instead of jax.pmap: lax.pmean works under vmap too, so the
-numbers are right, but everything runs on one device."""
+"""Uses jax.vmap with axis_name="batch" instead of jax.pmap: lax.pmean works under vmap too, so the
+numbers are right, but everything runs on one device. Use jax.pmap to run on every device."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

@@ -1,4 +1,5 @@
-"""Forgets to unreplicate: returns params with the leading device axis, (n_devices,) per leaf."""
+"""Forgets to unreplicate, so it returns params with the leading device axis, (n_devices,) per leaf.
+Unreplicate before returning."""
 
 # ruff: noqa: F821 - shard, replicate, train_step: the notebook's own
 import jax

@@ -1,4 +1,4 @@
-"""Copies the tutorial's LEARNING_RATE = 0.005 into the loop and ignores the lr argument."""
+"""Copies the tutorial's LEARNING_RATE = 0.005 into the loop and ignores the lr argument. Step with lr."""
 
 # ruff: noqa: F821 - shard, replicate, unreplicate, train_step: the notebook's own
 import jax

@@ -1,4 +1,4 @@
-"""Starts from w = b = 0 and never uses the key."""
+"""Starts from w = b = 0 and never uses the key. Draw w and b from split(key), as the seed does."""
 
 # ruff: noqa: F821 - shard, replicate, unreplicate, train_step: the notebook's own
 import jax

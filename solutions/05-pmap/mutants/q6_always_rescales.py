@@ -1,5 +1,5 @@
 """Always rescales the full-batch gradient to length max_norm, also when it is shorter: that
-normalises, it does not clip."""
+normalises, it does not clip. Scale by min(1, max_norm / norm)."""
 
 # ruff: noqa: F821 - mse_loss, batch_mesh: the notebook's own
 import jax

@@ -1,5 +1,5 @@
-"""Scales the gradient by min(norm, max_norm) / norm: the same factor wherever the gradient is
-not zero, but 0 / 0 = nan at a zero gradient, so a converged model's params become nan."""
+"""Scales the gradient by min(norm, max_norm) / norm, which is 0 / 0 = nan at a zero gradient, so a
+converged model's params become nan. Scale by min(1, max_norm / norm), or guard the zero."""
 
 # ruff: noqa: F821 - mse_loss, batch_mesh: the notebook's own
 import jax

@@ -1,6 +1,6 @@
-"""Clips each device's own gradient before averaging (check_vma=False, so the gradients are
-local, as under pmap): the norm is a per-device one, so the step is not one clipped full-batch
-step (invisible on one device)."""
+"""Clips each device's own gradient before averaging (check_vma=False keeps the gradients local,
+as under pmap), so the norm is a per-device one. Average the gradients over the devices first,
+then clip by their global norm."""
 
 # ruff: noqa: F821 - mse_loss, batch_mesh: the notebook's own
 import jax

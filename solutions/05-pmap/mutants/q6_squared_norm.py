@@ -1,5 +1,5 @@
-"""Forgets the square root: compares the squared norm with max_norm and scales by
-max_norm / |g|^2."""
+"""Forgets the square root: it compares the squared norm with max_norm and scales by max_norm / |g|^2.
+Take the square root of the sum of squares."""
 
 # ruff: noqa: F821 - mse_loss, batch_mesh: the notebook's own
 import jax

@@ -1,5 +1,6 @@
-"""Builds the mesh with jax.make_mesh and no axis_types, so its axes are Explicit, and hands
-shard_map arrays that were never placed on it: shard_map rejects them with a ValueError."""
+"""Builds the mesh with jax.make_mesh and no axis_types, so its axes are Explicit, and hands shard_map
+arrays that were never placed on it: shard_map rejects them with a ValueError. Make the mesh with
+axis_types=(AxisType.Auto,)."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

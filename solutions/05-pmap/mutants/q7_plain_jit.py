@@ -1,5 +1,5 @@
-"""A plain jax.jit of the full-batch step with no sharding: the numbers are right, but the whole
-step runs on one device."""
+"""Jits the full-batch step with no sharding: the numbers are right, but the whole step runs on one
+device. Place the batch with a NamedSharding over the mesh so that the step is split."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

@@ -1,5 +1,6 @@
-"""shard_map with no collective at all (and check_vma=False to silence the error that would
-catch it): every device steps on its own shard, and device 0's result comes back."""
+"""Wraps the step in shard_map with no collective at all (and check_vma=False to silence the error that
+would catch it): every device steps on its own shard, and device 0's result comes back. Average the
+loss over the devices with lax.pmean."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

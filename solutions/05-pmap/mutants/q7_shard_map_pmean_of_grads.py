@@ -1,6 +1,6 @@
-"""shard_map with the pmap habit lax.pmean(grads): the gradient with respect to the replicated
-(P()) params already comes back summed over the devices, so the step is n_devices times too
-large (invisible on one device)."""
+"""Wraps the step in shard_map with the pmap habit lax.pmean(grads): the gradient of the replicated
+(P()) params already comes back summed over the devices, so the step is n_devices times too large
+(invisible on one device). Differentiate the pmean of the loss instead."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

@@ -1,5 +1,6 @@
-"""shard_map differentiating lax.psum of the shard losses instead of lax.pmean: the loss and
-the gradient are n_devices times the full-batch ones (invisible on one device)."""
+"""Wraps the step in shard_map and differentiates lax.psum of the shard losses instead of lax.pmean:
+the loss and the gradient are n_devices times the full-batch ones (invisible on one device). Average
+with lax.pmean."""
 
 # ruff: noqa: F821 - mse_loss: the notebook's own
 import jax

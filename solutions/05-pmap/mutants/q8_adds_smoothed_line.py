@@ -1,5 +1,5 @@
-"""Adds a second line (a moving average) beside the losses: the figure no longer holds one loss
-curve of len(losses) points."""
+"""Adds a second line (a moving average) beside the losses, so the figure no longer holds one loss
+curve of len(losses) points. Plot the losses alone."""
 
 import matplotlib.pyplot as plt
 import numpy as np

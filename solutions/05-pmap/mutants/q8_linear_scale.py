@@ -1,4 +1,5 @@
-"""Plots the losses on a linear y axis: the first steps squash the rest of the curve."""
+"""Plots the losses on a linear y axis, where the first steps squash the rest of the curve. Set the y
+scale to log."""
 
 import matplotlib.pyplot as plt
 import numpy as np

@@ -1,4 +1,4 @@
-"""Draws the curve on a log scale but labels neither axis."""
+"""Draws the curve on a log scale but labels neither axis. Label both: the step and the loss."""
 
 import matplotlib.pyplot as plt
 import numpy as np

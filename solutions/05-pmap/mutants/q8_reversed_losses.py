@@ -1,4 +1,5 @@
-"""Plots the losses in reverse order (the last step first), on a labelled log-scale axis."""
+"""Plots the losses in reverse order (the last step first), on a labelled log-scale axis. Plot them in
+step order."""
 
 import matplotlib.pyplot as plt
 import numpy as np

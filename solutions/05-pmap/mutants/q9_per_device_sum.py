@@ -1,5 +1,5 @@
-"""Divides by each device's own sum: every row sums to 1 and the whole array to n_devices
-(right on one device only, where the psum gate still catches it)."""
+"""Divides by each device's own sum: every row sums to 1 and the whole array to n_devices. Add up the
+per-device sums with lax.psum."""
 
 import functools
 

@@ -1,5 +1,5 @@
-"""Uses lax.pmean where lax.psum is needed: divides by the mean of the per-device sums, so the
-result sums to n_devices (invisible on one device)."""
+"""Uses lax.pmean where lax.psum is needed: it divides by the mean of the per-device sums, so the
+result sums to n_devices (invisible on one device). Use lax.psum."""
 
 import functools
 

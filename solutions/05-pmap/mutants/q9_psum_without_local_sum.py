@@ -1,5 +1,5 @@
-"""Applies lax.psum to the row itself, without summing it first: each entry is divided by the
-sum of its column over the devices, not by the total."""
+"""Applies lax.psum to the row itself, without summing it first, so each entry is divided by the sum of
+its column over the devices, not by the total. Sum the row first, then psum."""
 
 import functools
 

@@ -1,6 +1,6 @@
-"""Resumes from the checkpoint's params but starts Adam again from adam_init: m, v and the step
-count t that the bias correction divides by are lost, and the run drifts from the one never
-stopped."""
+"""Resumes from the checkpoint's params but starts Adam again from adam_init: m, v and the step count t
+that the bias correction divides by are lost, and the run drifts from the one never stopped. Load
+the optimiser state with the params."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch, load_checkpoint: the notebook's own
 import jax

@@ -1,5 +1,6 @@
-"""Collects each epoch's loss with float() and returns np.array of them: float64, not the
-float32 losses fit returns (and a float() per epoch waits for every epoch to finish)."""
+"""Collects each epoch's loss with float() and returns np.array of them: float64, not the float32
+losses fit returns (and each float() waits for its epoch). Stack the losses with jnp.stack, or
+return them as float32."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch, load_checkpoint: the notebook's own
 import jax

@@ -1,5 +1,5 @@
-"""Takes the saved count for the index of the last epoch done and starts at k + 1: epoch k is
-skipped, one call too few."""
+"""Takes the saved count for the index of the last epoch done and starts at k + 1, so epoch k is
+skipped and there is one call too few. The count is the number of epochs done: start at epoch k."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch, load_checkpoint: the notebook's own
 import jax

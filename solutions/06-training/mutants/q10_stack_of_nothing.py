@@ -1,5 +1,6 @@
-"""jnp.stack of the epochs' losses, even when there are none: with every epoch done (k ==
-n_epochs) the list is empty and jnp.stack raises."""
+"""Stacks the epochs' losses with jnp.stack even when there are none: with every epoch done (k ==
+n_epochs) the list is empty and jnp.stack raises. Return an empty float32 array when no epoch is
+left."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch, load_checkpoint: the notebook's own
 import jax

@@ -1,5 +1,6 @@
-"""Ignores the checkpoint's state and trains the whole run again from init_params, keeping the
-last losses: the numbers are right, but the k epochs already done are paid for twice."""
+"""Ignores the checkpoint's state and trains the whole run again from init_params, keeping the last
+losses: the numbers are right, but the k epochs already done are paid for twice. Start from the
+loaded state at epoch k."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch, load_checkpoint: the notebook's own
 import jax

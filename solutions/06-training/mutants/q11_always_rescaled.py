@@ -1,5 +1,5 @@
-"""Always rescales the gradient to norm max_norm, g * max_norm / norm, so small gradients are
-blown up too: clipping should only ever shrink."""
+"""Always rescales the gradient to norm max_norm, g * max_norm / norm, so small gradients are blown up
+too, where clipping should only ever shrink. Scale by min(1, max_norm / norm)."""
 
 # ruff: noqa: F821 - mse_loss, adam_update, lr_schedule: the notebook's own
 import functools

@@ -1,5 +1,5 @@
-"""Clips by "shrinking the norm to max_norm", g * (min(norm, max_norm) / norm): 0 / 0 at a zero
-gradient, and the nan spreads through Adam to every parameter."""
+"""Clips with g * (min(norm, max_norm) / norm), which is 0 / 0 at a zero gradient, and the nan spreads
+through Adam to every parameter. Scale by min(1, max_norm / norm), which is 1 there."""
 
 # ruff: noqa: F821 - mse_loss, adam_update, lr_schedule: the notebook's own
 import functools

@@ -1,4 +1,5 @@
-"""Forgets the schedule: every step uses base_lr, with no warm-up and no decay."""
+"""Forgets the schedule: every step uses base_lr, with no warm-up and no decay. Take each step's rate
+from lr_schedule at the step count."""
 
 # ruff: noqa: F821 - mse_loss, adam_update, lr_schedule: the notebook's own
 import functools

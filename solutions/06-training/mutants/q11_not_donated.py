@@ -1,5 +1,5 @@
-"""Jits the epoch without donate_argnames: right numbers, but the old params and opt_state stay
-in memory beside the new ones."""
+"""Jits the epoch without donate_argnames: right numbers, but the old params and opt_state stay in
+memory beside the new ones. Add donate_argnames=("params", "opt_state")."""
 
 # ruff: noqa: F821 - mse_loss, adam_update, lr_schedule: the notebook's own
 import functools

@@ -1,5 +1,5 @@
-"""Makes base_lr and max_norm static as well: right numbers, but every new learning rate or
-clipping norm compiles the epoch again."""
+"""Makes base_lr and max_norm static as well: right numbers, but every new learning rate or clipping
+norm compiles the epoch again. Keep only batch_size (and the schedule's step counts) static."""
 
 # ruff: noqa: F821 - mse_loss, adam_update, lr_schedule: the notebook's own
 import functools

@@ -1,5 +1,5 @@
-"""Takes the learning rate at t + 1, the step count after the update, so every step runs one
-step ahead on the schedule."""
+"""Takes the learning rate at t + 1, the step count after the update, so every step runs one step ahead
+on the schedule. Read the schedule at the count before the update."""
 
 # ruff: noqa: F821 - mse_loss, adam_update, lr_schedule: the notebook's own
 import functools

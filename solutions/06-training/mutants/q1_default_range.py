@@ -1,4 +1,5 @@
-"""Forgets minval and maxval: x is uniform in [0, 1), not in [-pi, pi)."""
+"""Forgets minval and maxval, so x is uniform in [0, 1), not in [-pi, pi). Pass minval=-jnp.pi,
+maxval=jnp.pi."""
 
 import jax
 import jax.numpy as jnp

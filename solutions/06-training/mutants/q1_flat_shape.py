@@ -1,4 +1,4 @@
-"""Returns x and y of shape (n,), not the (n, 1) columns the model needs."""
+"""Returns x and y of shape (n,), not the (n, 1) columns the model needs. Draw them with shape (n, 1)."""
 
 import jax
 import jax.numpy as jnp

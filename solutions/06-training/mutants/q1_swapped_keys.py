@@ -1,4 +1,5 @@
-"""Takes the keys of split(key) the other way round: x from the second, the noise from the first."""
+"""Takes the keys of split(key) the other way round: x from the second, the noise from the first. Draw
+x from the first key and the noise from the second."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-"""Adds noise of standard deviation 1 (forgets the factor 0.1)."""
+"""Adds noise of standard deviation 1: it forgets the factor 0.1. Add 0.1 * normal(...)."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Draws every layer's W from the key itself: layers of equal shape start identical."""
+"""Draws every layer's W from the key itself, so layers of equal shape start identical. Give each layer
+its own key from split(key, L + 1)[1:]."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Stores W as (n_out, n_in), PyTorch's layout, not (n_in, n_out)."""
+"""Stores W as (n_out, n_in), PyTorch's layout, not (n_in, n_out). Draw W with shape (n_in, n_out)."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""Uses jax.nn.initializers.he_normal, which draws from a truncated normal, not a plain one."""
+"""Uses jax.nn.initializers.he_normal, which draws from a truncated normal, not a plain one. Draw
+jax.random.normal and scale it by sqrt(2 / n_in)."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-"""Forgets the biases: x @ W only."""
+"""Forgets the biases: x @ W only. Add b in every layer."""
 
 import jax.numpy as jnp
 

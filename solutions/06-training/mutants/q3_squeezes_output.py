@@ -1,4 +1,5 @@
-"""Squeezes the output to shape (n,): with y of shape (n, 1), pred - y would then broadcast to (n, n)."""
+"""Squeezes the output to shape (n,), and with y of shape (n, 1), pred - y would then broadcast to (n,
+n). Keep the (n, d_out) output."""
 
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-"""Adds the bias after the tanh: tanh(x @ W) + b."""
+"""Adds the bias after the tanh: tanh(x @ W) + b. Add it inside: tanh(x @ W + b)."""
 
 import jax.numpy as jnp
 

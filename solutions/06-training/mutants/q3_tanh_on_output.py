@@ -1,4 +1,5 @@
-"""Applies tanh after the last layer too: the output is squashed into (-1, 1)."""
+"""Applies tanh after the last layer too, so the output is squashed into (-1, 1). Leave the last layer
+linear."""
 
 import jax.numpy as jnp
 

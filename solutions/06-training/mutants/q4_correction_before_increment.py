@@ -1,5 +1,5 @@
-"""Computes the bias correction with the old t (before t += 1): at the first step 1 - b1**0 is 0,
-and the update divides by zero."""
+"""Computes the bias correction with the old t (before t += 1): at the first step 1 - b1**0 is 0, and
+the update divides by zero. Increment t first."""
 
 import jax
 import jax.numpy as jnp

@@ -1,5 +1,5 @@
-"""Leaves out the bias correction: m and v are used as they are, so the first steps are about
-3.2 times too long."""
+"""Leaves out the bias correction: m and v are used as they are, so the first steps are about 3.2 times
+too long. Divide m by 1 - b1**t and v by 1 - b2**t."""
 
 import jax
 import jax.numpy as jnp

@@ -1,5 +1,5 @@
-"""Keeps t as a Python int and reads it with int(): adam_init's t is not an int32 array, and the
-update cannot run under jit or inside lax.scan, where t is traced."""
+"""Keeps t as a Python int and reads it with int(), so the update cannot run under jit or inside
+lax.scan, where t is traced. Keep t an int32 array and add 1 to it."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Swaps the weights of the running average: m = (1 - b1) m + b1 g (and likewise for v)."""
+"""Swaps the weights of the running average: m = (1 - b1) m + b1 g (and likewise for v). The old
+average keeps the weight b1: m = b1 m + (1 - b1) g."""
 
 import jax
 import jax.numpy as jnp

@@ -1,5 +1,5 @@
-"""Jits the epoch without declaring batch_size static: the batch shapes depend on a traced
-value, and the epoch cannot be traced at all."""
+"""Jits the epoch without declaring batch_size static, so the batch shapes depend on a traced value and
+the epoch cannot be traced at all. Mark batch_size static."""
 
 # ruff: noqa: F821 - mse_loss, adam_update: the notebook's own
 import jax

@@ -1,4 +1,5 @@
-"""Never shuffles: the batches are the data in its order, every epoch the same."""
+"""Skips the shuffle: the batches are the data in its order, the same every epoch. Permute the examples
+with the epoch's key before cutting batches."""
 
 # ruff: noqa: F821 - mse_loss, adam_update: the notebook's own
 import functools

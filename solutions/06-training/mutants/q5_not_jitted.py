@@ -1,5 +1,5 @@
-"""Forgets to jit the epoch: lax.scan runs, but every epoch traces its step again (and every
-operation outside the scan is dispatched one by one)."""
+"""Forgets to jit the epoch: lax.scan runs, but every epoch traces its step again. Jit train_epoch with
+batch_size static."""
 
 # ruff: noqa: F821 - mse_loss, adam_update: the notebook's own
 import jax

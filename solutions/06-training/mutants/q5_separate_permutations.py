@@ -1,5 +1,5 @@
-"""Shuffles x and y with two different permutations (a split of the key each): the pairs (x, y)
-are torn apart and the model learns noise."""
+"""Shuffles x and y with two different permutations (a split of the key each), so the pairs (x, y) are
+torn apart and the model learns noise. Index both with one permutation."""
 
 # ruff: noqa: F821 - mse_loss, adam_update: the notebook's own
 import functools

@@ -1,4 +1,5 @@
-"""Calls adam_init inside the epoch loop: Adam's moments and step count restart every epoch."""
+"""Calls adam_init inside the epoch loop, so Adam's moments and step count restart every epoch.
+Initialise the optimiser state once, before the loop."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch: the notebook's own
 import jax

@@ -1,5 +1,5 @@
-"""Seeds the training key from the clock ("a fresh key every run"): two runs with the same key
-shuffle differently."""
+"""Seeds the training key from the clock (a fresh key every run), so two runs with the same key shuffle
+differently. Derive every key from the key you are given."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch: the notebook's own
 import time

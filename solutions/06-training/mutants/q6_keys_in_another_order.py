@@ -1,5 +1,5 @@
-"""Unpacks split(key, 4) in another order (k_init first): a valid run, but not the one asked
-for, so it cannot be checked against anyone else's."""
+"""Unpacks split(key, 4) in another order (k_init first): a valid run, but not the one asked for, so it
+cannot be checked. Unpack k_data, k_test, k_init, k_train in that order."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch: the notebook's own
 import jax

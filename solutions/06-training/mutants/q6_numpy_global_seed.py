@@ -1,5 +1,5 @@
-"""Draws each epoch's shuffling seed from NumPy's global generator: the run no longer depends on
-the key alone, and two runs with one key differ."""
+"""Draws each epoch's shuffling seed from NumPy's global generator, so the run no longer depends on the
+key alone. Shuffle epoch e with fold_in(k_train, e)."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch: the notebook's own
 import jax

@@ -1,5 +1,5 @@
-"""Shuffles every epoch with k_train itself (no fold_in): every epoch sees the same batches in
-the same order."""
+"""Shuffles every epoch with k_train itself (no fold_in), so every epoch sees the same batches in the
+same order. Shuffle epoch e with fold_in(k_train, e)."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, train_epoch: the notebook's own
 import jax

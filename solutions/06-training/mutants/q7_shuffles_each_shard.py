@@ -1,5 +1,6 @@
-"""Places x and y over the mesh, then shuffles each device's block on its own (a permutation
-of the block, not of the data set): the batches are not q5's."""
+"""Places x and y over the mesh, then shuffles each device's block on its own (a permutation of the
+block, not of the data set), so the batches are not q5's. Permute the whole data set with the key,
+as q5 does."""
 
 # ruff: noqa: F821 - mse_loss, adam_update: the notebook's own
 import functools

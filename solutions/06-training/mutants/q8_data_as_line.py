@@ -1,4 +1,5 @@
-"""Draws the data with ax.plot (a line through the noisy points) and the prediction as a scatter."""
+"""Draws the data with ax.plot (a line through the noisy points) and the prediction as a scatter.
+Scatter the data and draw the prediction as a line."""
 
 # ruff: noqa: F821 - predict: the notebook's own
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-"""Forgets the axis labels."""
+"""Forgets the axis labels. Label both axes."""
 
 # ruff: noqa: F821 - predict: the notebook's own
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-"""Draws the prediction as a second scatter (points, no line)."""
+"""Draws the prediction as a second scatter (points, no line). Draw it with ax.plot over x sorted."""
 
 # ruff: noqa: F821 - predict: the notebook's own
 import matplotlib.pyplot as plt

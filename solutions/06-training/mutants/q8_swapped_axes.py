@@ -1,4 +1,5 @@
-"""Scatters the data with x and y swapped (ax.scatter(y, x)), on labelled axes."""
+"""Scatters the data with x and y swapped (ax.scatter(y, x)), on labelled axes. Put x on the horizontal
+axis."""
 
 # ruff: noqa: F821 - predict: the notebook's own
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Draws the prediction over x as it comes, unsorted: the line zig-zags across the plot."""
+"""Draws the prediction over x as it comes, unsorted, so the line zig-zags across the plot. Sort x (and
+the prediction with it) first."""
 
 # ruff: noqa: F821 - predict: the notebook's own
 import matplotlib.pyplot as plt

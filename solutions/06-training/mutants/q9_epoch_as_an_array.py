@@ -1,4 +1,5 @@
-"""Returns the epoch as it comes out of the file, a 0-d NumPy array, not a Python int."""
+"""Returns the epoch as it comes out of the file, a 0-d NumPy array, not a Python int. Convert it with
+int()."""
 
 import jax
 import numpy as np

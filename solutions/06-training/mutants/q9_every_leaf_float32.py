@@ -1,5 +1,5 @@
-"""Saves every leaf as float32 ("everything is float32"): Adam's int32 step count t comes back
-as a float, and integer or boolean leaves change dtype."""
+"""Saves every leaf as float32 (everything is float32), so Adam's int32 step count t comes back as a
+float, and integer or boolean leaves change dtype. Save each leaf with its own dtype."""
 
 import jax
 import numpy as np

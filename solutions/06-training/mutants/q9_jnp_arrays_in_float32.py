@@ -1,5 +1,5 @@
-"""Loads every leaf with jnp.asarray(..., jnp.float32) to "get JAX arrays back": the int32 step
-count, and every integer, boolean and float16 leaf, change dtype."""
+"""Loads every leaf with jnp.asarray(..., jnp.float32) to get JAX arrays back, so the int32 step count
+and every integer, boolean and float16 leaf change dtype. Keep each leaf's saved dtype."""
 
 import jax
 import jax.numpy as jnp

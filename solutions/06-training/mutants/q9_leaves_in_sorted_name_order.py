@@ -1,5 +1,5 @@
-"""Loads the leaves in the sorted order of their names: "leaf_10" sorts before "leaf_2", so a
-state of more than ten leaves comes back scrambled."""
+"""Loads the leaves in the sorted order of their names, and leaf_10 sorts before leaf_2, so a state of
+more than ten leaves comes back scrambled. Load them by their index, in order."""
 
 import jax
 import numpy as np

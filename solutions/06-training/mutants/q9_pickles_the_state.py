@@ -1,5 +1,6 @@
-"""Pickles the whole state with the pickle module: it round-trips, but loading a pickle runs
-whatever code the file holds, and np.load(path, allow_pickle=False) refuses the file."""
+"""Pickles the whole state with the pickle module: it round-trips, but loading a pickle runs whatever
+code the file holds, and np.load(path, allow_pickle=False) refuses the file. Save the leaves as
+arrays with np.savez."""
 
 import pickle
 

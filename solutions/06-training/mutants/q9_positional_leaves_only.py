@@ -1,5 +1,6 @@
-"""Saves the leaves by position only and checks just their number: a `like` with a renamed dict
-key loads without an error, its arrays put back wherever the sorted keys fall."""
+"""Saves the leaves by position only and checks just their number, so a like with a renamed dict key
+loads without an error, its arrays put back wherever the sorted keys fall. Save the tree's structure
+too and compare it with like's."""
 
 import jax
 import numpy as np
