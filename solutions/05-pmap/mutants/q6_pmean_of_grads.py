@@ -1,6 +1,6 @@
-"""The pmap habit under shard_map: lax.pmean of the local gradients. shard_map already sums
-the gradient of the P() params over the devices, so the gradient is n_devices times too long;
-clipping hides that whenever it acts, not when the gradient is short (invisible on one device)."""
+"""Takes lax.pmean of the local gradients inside shard_map, the pmap habit: shard_map has already
+summed the gradient of the P() params over the devices, so it is n_devices times too long (clipping
+hides it only when it acts). Take the gradient of the pmean'd loss instead."""
 
 # ruff: noqa: F821 - mse_loss, batch_mesh: the notebook's own
 import jax

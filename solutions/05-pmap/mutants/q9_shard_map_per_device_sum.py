@@ -1,5 +1,5 @@
-"""shard_map over "i" but each device divides by the sum of its own row: every row sums to 1
-and the whole array to n_devices (right on one device; no collective at all)."""
+"""Divides each device's row by its own sum inside shard_map: every row sums to 1 and the whole
+array to n_devices (right on one device). Sum over all devices with lax.psum over "i" first."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""Never looks for its checkpoint: a run started again trains every epoch from the start."""
+"""Ignores its checkpoint: a run started again trains every epoch from the start. Load the
+checkpoint when its file exists and go on from its epoch."""
 
 # ruff: noqa: F821 - make_dataset, init_params, adam_init, save_checkpoint, load_checkpoint,
 # logged_epoch_on_mesh, evaluate: the notebook's own
