@@ -29,7 +29,7 @@ from ..sandbox.run import RunOutcome, SandboxJob
 from ..sandbox.zygote import Zygote
 from .collect import Submission
 from .gates import GATES_DIGEST, SourceReadings, source_namespace
-from .judge import Scoring, judge, make_record
+from .judge import Scoring, judge, make_record, reread_untraced
 from .parts import MAX_PARTS, merge_outcomes, split_by_question
 from .reading import read_bounded
 from .records import Record, disk_full, fault_text
@@ -54,6 +54,11 @@ def grader_code_digest() -> str:
 
 #: The most characters of a submission's code a held question carries to the instructor's review.
 MAX_REVIEW_CODE = 20_000
+
+
+def held_code(sub: Submission) -> str:
+    """The code a held question carries to the instructor's review: the notebook's cells."""
+    return "\n\n".join(c for c in sub.cells if c.strip())[:MAX_REVIEW_CODE]
 
 
 class GradingFailed(Exception):
@@ -344,7 +349,7 @@ class Grader:
         """The source probes of ``questions`` whose function the gates could not read (their
         verdict is *cannot tell*), each with why and the code the instructor will read."""
         ns = source_namespace(readings, self.gated_functions(questions), added)
-        code = "\n\n".join(c for c in sub.cells if c.strip())[:MAX_REVIEW_CODE]
+        code = held_code(sub)
         return {
             p.id: (why, code)
             for p in self.probes.probes
@@ -516,13 +521,11 @@ class Grader:
             readings = reading.result()
             outcome.results.update(self.source_results(readings, chosen, outcome.added))
         try:
-            return judge(
-                sub,
-                outcome,
-                self.reference(),
-                self.scoring,
-                held=self.held(readings, chosen, outcome.added, sub),
-            )
+            held = self.held(readings, chosen, outcome.added, sub)
+            ns = source_namespace(readings, self.gated_functions(chosen), outcome.added)
+            outcome.results, untraced = reread_untraced(self.probes, outcome.results, ns)
+            held |= {pid: (why, held_code(sub)) for pid, why in untraced.items()}
+            return judge(sub, outcome, self.reference(), self.scoring, held=held)
         except Exception as e:  # noqa: BLE001
             record = make_record(
                 self.scoring,
