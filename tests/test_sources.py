@@ -229,6 +229,7 @@ ATTACKS = {
     "type(module).__getattribute__": "import jax.numpy as jnp\ndef outer(x, y):\n    return type(jnp).__getattribute__(jnp, 'out' + 'er')(x, y)\n",
     "__getattribute__ of a parameter": "import jax.numpy as jnp\ndef outer(x, y):\n    return (lambda m: m.__getattribute__('out' + 'er'))(jnp)(x, y)\n",
     "typing.ForwardRef evaluated": "import typing\ndef outer(x, y):\n    return typing.ForwardRef(\"__import__('jax').numpy.outer\")._evaluate(None, None, frozenset())(x, y)\n",
+    "a forward reference made by typing.Optional, evaluated": "import typing, jax.numpy as jnp\ndef outer(x, y):\n    return typing.Optional['jnp.outer'].__args__[0]._evaluate({'jnp': jnp}, None, frozenset())(x, y)\n",
     "string annotation evaluated by get_type_hints": "import typing, jax.numpy as jnp\ndef _h(a: 'jnp.outer'):\n    pass\ndef outer(x, y):\n    return typing.get_type_hints(_h)['a'](x, y)\n",
     # Annotations run when their def or class statement does: what they hold is read as code.
     "a parameter's annotation read back": "import jax.numpy as jnp\ndef _h(a: jnp.outer):\n    pass\ndef outer(x, y):\n    return _h.__annotations__['a'](x, y)\n",

@@ -99,9 +99,11 @@ OPAQUE_BUILTINS = frozenset(
 #: special methods that do: a gated function that reaches one cannot be read (as ``getattr``).
 NAME_LOOKUPS = frozenset(
     {"operator.attrgetter", "operator.methodcaller", "typing.get_type_hints", "typing.ForwardRef",
-     "typing._eval_type", "string.Formatter"}
+     "typing._eval_type", "typing.evaluate_forward_ref", "string.Formatter"}
 )  # fmt: skip
-LOOKUP_ATTRIBUTES = frozenset({"__getattribute__", "__getattr__"})
+#: ``ForwardRef._evaluate`` and its code: a ``typing.Optional["jnp.outer"]`` holds one made
+#: without naming ``typing.ForwardRef``.
+LOOKUP_ATTRIBUTES = frozenset({"__getattribute__", "__getattr__", "_evaluate", "__forward_code__"})
 #: Expressions that hand out a namespace (dict of names) or a frame.
 NAMESPACE_CALLS = frozenset({"globals", "vars", "locals", "get_ipython", "__import__"})
 NAMESPACE_FUNCTIONS = frozenset(
