@@ -552,6 +552,84 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "graded",
         "q2-lost",
     ),
+    # A library attribute found by a string without `getattr` (through `operator`, a special
+    # method, or annotations handed back by `typing`), and loops run by a library call: each
+    # scored 100 before (issue 38's red team); each is held or failed now.
+    "gate_attribute_by_operator_attrgetter": (
+        "import operator, jax.numpy as jnp\n"
+        "def outer(x, y):\n    return operator.attrgetter('out' + 'er')(jnp)(x, y)",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_attribute_by_object_getattribute": (
+        "import jax.numpy as jnp\n"
+        "def outer(x, y):\n    return object.__getattribute__(jnp, 'out' + 'er')(x, y)",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_library_function_in_an_annotation": (
+        "import jax.numpy as jnp\ndef _h(a: jnp.outer):\n    pass\n"
+        "def outer(x, y):\n    return _h.__annotations__['a'](x, y)",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_string_annotation_evaluated_by_typing": (
+        "import typing, jax.numpy as jnp\ndef _h(a: 'jnp.outer'):\n    pass\n"
+        "def outer(x, y):\n    return typing.get_type_hints(_h)['a'](x, y)",
+        "graded",
+        "q2-lost",
+    ),
+    "gate_loop_in_numpy_vectorize": (
+        "import numpy as np, jax.numpy as jnp\ndef outer(x, y):\n"
+        "    f = np.vectorize(lambda a, b: a * b, otypes=[np.float32])\n"
+        "    return jnp.asarray(f(np.asarray(x)[:, None], np.asarray(y)[None, :]))",
+        "graded",
+        "q2-lost",
+    ),
+    # q9 is judged on the program JAX traces; one that cannot be traced, on its source, where a
+    # loop run by `np.vectorize` counts as the loop it is.
+    "gate_untraceable_loop_in_numpy_vectorize": (
+        "import numpy as np, jax.numpy as jnp\ndef take_or_fill(x, idx, fill):\n"
+        "    n, xs = x.shape[0], np.asarray(x)\n"
+        "    f = np.vectorize(lambda i: xs[i] if -n <= i < n else fill, otypes=[np.float32])\n"
+        "    return jnp.asarray(f(np.asarray(idx)), jnp.float32)",
+        "graded",
+        "q9-lost",
+    ),
+    # Where it cannot be traced, the source it is judged on is the grader's reading of the cells,
+    # never what the sandbox finds (an alias hides `np.vectorize` there; a function made by
+    # `exec` under a cell's file name shows that cell's innocent lines).
+    "gate_untraceable_loop_under_an_alias": (
+        "import numpy as np, jax.numpy as jnp\nfrom numpy import vectorize as _v\n"
+        "def take_or_fill(x, idx, fill):\n    n, xs = x.shape[0], np.asarray(x)\n"
+        "    f = _v(lambda i: xs[i] if -n <= i < n else fill, otypes=[np.float32])\n"
+        "    return jnp.asarray(f(np.asarray(idx)), jnp.float32)",
+        "graded",
+        "q9-lost",
+    ),
+    "gate_untraceable_loop_made_by_exec_under_a_cells_name": (
+        "def _innocent(x, idx, fill):\n    return x\nimport numpy as np, jax.numpy as jnp\n"
+        "_src = '''def take_or_fill(x, idx, fill):\n    idx = np.asarray(idx)\n    n = x.shape[0]\n"
+        "    xs = np.asarray(x)\n"
+        "    out = np.array([xs[i] if -n <= i < n else fill for i in idx.ravel()], np.float32)\n"
+        "    return jnp.asarray(out.reshape(idx.shape))\n'''\n"
+        "exec(compile(_src, _innocent.__code__.co_filename, 'exec'))",
+        "graded",
+        "q9-lost",
+    ),
+    # A traced loop padded with dead operations so that its program does not grow with idx: at
+    # 64 indices it is far longer than any whole-array program.
+    "gate_loop_padded_to_a_constant_program": (
+        "import jax.numpy as jnp\ndef take_or_fill(x, idx, fill):\n    n = x.shape[0]\n"
+        "    flat = jnp.reshape(idx, (-1,))\n    outs = []\n    for i in range(flat.shape[0]):\n"
+        "        outs.append(x.at[flat[i]].get(mode='fill', fill_value=fill))\n"
+        "    pad = jnp.zeros((), x.dtype)\n    for _ in range(max(0, 4000 - 40 * flat.shape[0])):\n"
+        "        pad = pad + 0\n"
+        "    res = jnp.stack(outs).reshape(jnp.shape(idx)) if outs else jnp.zeros(jnp.shape(idx), x.dtype)\n"
+        "    return (res + pad).astype(x.dtype)",
+        "graded",
+        "q9-lost",
+    ),
     # -- No socket file of the host is reachable (Landlock cannot mediate them: the root is the
     # sandbox's own).
     "host_unix_socket": (

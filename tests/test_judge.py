@@ -543,3 +543,27 @@ def test_a_forged_channel_cannot_carry_the_hidden_tests_to_the_feedback(assignme
     text = _student_text(r)
     assert not [line for line in hidden_lines(source) if line in text]
     assert r.total == 0
+
+
+def test_a_gate_that_could_not_trace_is_judged_on_the_graders_own_reading() -> None:
+    """A sandbox gate that could not trace its function falls back on the loops of the source
+    it read there; the submission controls that source (a function made by `exec` has none, a
+    code object can name another cell's lines), so the grader puts its own reading's loops in
+    their place, or holds the gate where it cannot read the function."""
+    from autograder.grading.judge import reread_untraced
+    from autograder.probing import SourceFunction, SourceNamespace
+
+    gate = next(p for p in hidden.probes if p.gate)
+    untraced = {"ok": True, "outputs": {"untraced": "TracerArrayConversionError", "loops": []}}
+    traced = {"ok": True, "outputs": {"ops": [3, 3]}}
+    text = "def nb__total(l__x):\n    return sum([v for v in l__x])\n"
+    looping = SourceNamespace({"total": SourceFunction("total", text, {})})
+    results, held = reread_untraced(hidden, {gate.id: untraced}, looping)
+    assert results[gate.id]["outputs"]["loops"] == ["a list comprehension"] and not held
+    assert reread_untraced(hidden, {gate.id: traced}, looping) == ({gate.id: traced}, {})
+    unread = SourceNamespace({"total": "`total` cannot be read as written: `exec(...)`"})
+    results, held = reread_untraced(hidden, {gate.id: untraced}, unread)
+    assert held == {gate.id: "`total` cannot be read as written: `exec(...)`"}
+    outcome = RunOutcome(results={**right(), **results})
+    record = judge(SUB, outcome, REFERENCE, SCORING, held={gate.id: (held[gate.id], "code")})
+    assert record.questions["q2"] == 0 and "held for the instructor's review" in record.message

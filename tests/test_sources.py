@@ -134,6 +134,28 @@ HONEST = {
         "CFG['scale'] = 1.0\nCFG.update({'scale': 1.0})",
     ],
     "a docstring set on the answer": [ANSWER, "outer.__doc__ = 'The outer product, by broadcasting.'"],
+    "annotated with JAX's types": [
+        "import jax\nimport jax.numpy as jnp\nfrom typing import Optional\n"
+        "def outer(x: jax.Array, y: jnp.ndarray, scale: Optional[float] = None) -> jax.Array:\n"
+        "    out: jax.Array = x[:, None] * y[None, :]\n    return out\n"
+    ],
+    "annotations under `from __future__ import annotations`": [
+        "from __future__ import annotations\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from jax import Array\nimport jax.numpy as jnp\n"
+        "def outer(x: Array, y: Array) -> Array:\n    return x[:, None] * y[None, :]\n"
+    ],
+    "a settings class with annotated fields": [
+        "import jax.numpy as jnp\nclass Cfg:\n    scale: float = 1.0\n    name: str\n"
+        "def outer(x, y):\n    return Cfg.scale * x[:, None] * y[None, :]\n"
+    ],
+    "jnp.vectorize (vmap, not a Python loop)": [
+        "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.vectorize(lambda a, b: a * b)(x[:, None], y[None, :])\n"
+    ],
+    "a tree map over parameters in another cell": [
+        ANSWER,
+        "import jax\nparams = {'w': jnp.ones(2)}\nparams = jax.tree.map(lambda p: p * 0.5, params)\n"
+        "print(max(params, key=len), sorted(params))",
+    ],
     "a helper that sets attributes of the notebook's own object": [
         ANSWER,
         "class Box:\n    pass\ndef fill(b):\n    b.value = 1\nbox = Box()\nfill(box)\nfill(Box())",
@@ -199,6 +221,30 @@ ATTACKS = {
     "walrus in a class decorator": "import jax.numpy as jnp\ndef outer(x, y):\n    return helper(x, y)\ndef helper(x, y):\n    return x\n@(lambda c: c) if (helper := jnp.outer) else None\nclass C:\n    pass\n",
     "a name planted into builtins": "import builtins, types, jax.numpy as jnp\ndef outer(x, y):\n    return planted(x, y)\nf = types.FunctionType(compile('import builtins, jax.numpy as j; builtins.planted = j.outer', 'x', 'exec'), {})\nf()\n",
     "setattr on a class": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\nsetattr(type(jnp.zeros(1)), 'times', lambda a, b: jnp.outer(a, b))\n",
+    # A library attribute found by a computed name without `getattr`: each scored 100 before.
+    "operator.attrgetter": "import operator, jax.numpy as jnp\ndef outer(x, y):\n    return operator.attrgetter('out' + 'er')(jnp)(x, y)\n",
+    "attrgetter imported by name": "from operator import attrgetter as ag\nimport jax.numpy as jnp\ndef outer(x, y):\n    return ag('out' + 'er')(jnp)(x, y)\n",
+    "operator.methodcaller": "import operator, jax.numpy as jnp\ndef outer(x, y):\n    return operator.methodcaller('__getattribute__', 'out' + 'er')(jnp)(x, y)\n",
+    "object.__getattribute__": "import jax.numpy as jnp\ndef outer(x, y):\n    return object.__getattribute__(jnp, 'out' + 'er')(x, y)\n",
+    "type(module).__getattribute__": "import jax.numpy as jnp\ndef outer(x, y):\n    return type(jnp).__getattribute__(jnp, 'out' + 'er')(x, y)\n",
+    "__getattribute__ of a parameter": "import jax.numpy as jnp\ndef outer(x, y):\n    return (lambda m: m.__getattribute__('out' + 'er'))(jnp)(x, y)\n",
+    "typing.ForwardRef evaluated": "import typing\ndef outer(x, y):\n    return typing.ForwardRef(\"__import__('jax').numpy.outer\")._evaluate(None, None, frozenset())(x, y)\n",
+    "a forward reference made by typing.Optional, evaluated": "import typing, jax.numpy as jnp\ndef outer(x, y):\n    return typing.Optional['jnp.outer'].__args__[0]._evaluate({'jnp': jnp}, None, frozenset())(x, y)\n",
+    "string annotation evaluated by get_type_hints": "import typing, jax.numpy as jnp\ndef _h(a: 'jnp.outer'):\n    pass\ndef outer(x, y):\n    return typing.get_type_hints(_h)['a'](x, y)\n",
+    # Annotations run when their def or class statement does: what they hold is read as code.
+    "a parameter's annotation read back": "import jax.numpy as jnp\ndef _h(a: jnp.outer):\n    pass\ndef outer(x, y):\n    return _h.__annotations__['a'](x, y)\n",
+    "a return annotation read by get_type_hints": "import typing, jax.numpy as jnp\ndef _h() -> jnp.outer:\n    pass\ndef outer(x, y):\n    return typing.get_type_hints(_h)['return'](x, y)\n",
+    "a class body's annotation": "import jax.numpy as jnp\nclass K:\n    f: jnp.outer\ndef outer(x, y):\n    return K.__annotations__['f'](x, y)\n",
+    "a dataclass field's type": "import dataclasses, jax.numpy as jnp\nclass K:\n    f: jnp.outer\nD = dataclasses.dataclass(K)\ndef outer(x, y):\n    return dataclasses.fields(D)[0].type(x, y)\n",
+    "a NamedTuple field's annotation": "import typing, jax.numpy as jnp\nclass K(typing.NamedTuple):\n    f: jnp.outer = 0\ndef outer(x, y):\n    return typing.get_type_hints(K)['f'](x, y)\n",
+    # A library call that runs a function once per element is a Python loop.
+    "jax.tree.map over the rows": "import jax, jax.numpy as jnp\ndef outer(x, y):\n    return jnp.stack(jax.tree.map(lambda r: r * y, list(x)))\n",
+    "tree_map imported by name": "from jax.tree_util import tree_map as tm\nimport jax.numpy as jnp\ndef outer(x, y):\n    return jnp.stack(tm(lambda r: r * y, [*x]))\n",
+    "numpy.vectorize": "import numpy as np, jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(np.vectorize(lambda a, b: a * b)(np.asarray(x)[:, None], np.asarray(y)[None, :]))\n",
+    "numpy.frompyfunc": "import numpy as np\ndef outer(x, y):\n    return np.frompyfunc(lambda a, b: a * b, 2, 1)(np.asarray(x)[:, None], np.asarray(y)[None, :])\n",
+    "numpy.apply_along_axis": "import numpy as np\ndef outer(x, y):\n    return np.apply_along_axis(lambda r: r * np.asarray(y), 1, np.asarray(x)[:, None])\n",
+    "sorted with a key that computes": "import jax.numpy as jnp\ndef outer(x, y):\n    rows = []\n    sorted(range(len(x)), key=lambda i: rows.append(x[i] * y))\n    return jnp.stack(rows)\n",
+    "iter with a sentinel": "import jax.numpy as jnp\ndef outer(x, y):\n    it = iter(x)\n    return jnp.stack(list(iter(lambda: next(it, None), None)))[:, None] * y\n",
 }
 
 

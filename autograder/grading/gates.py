@@ -14,7 +14,9 @@ text and resolves names as Python does when the probes call the function, after 
   to an import is written as the library's full dotted path (``from jax.nn import softmax as _sm``
   reads ``jax.nn.softmax``), notebook names as ``nb__name`` and locals as ``l__name``, so a
   judge's bare name (``log_softmax``) matches the library object, never a student's helper or
-  local of that name; annotations are left out (they do not run).
+  local of that name. Annotations that run (a def's, a class body's) are read as code; a
+  function's local ones, and those of a cell under ``from __future__ import annotations``, are
+  left out (they never run).
 - **Scopes are CPython's own**: a function's locals and every global a statement binds come
   from :mod:`symtable` (a ``:=`` in a default or a decorator, ``global`` in a class body, a match
   capture); a binding the reading below does not model is a binding it cannot read.
@@ -27,7 +29,9 @@ text and resolves names as Python does when the probes call the function, after 
   neither a known library nor an inert standard one (``logging``; ``os.environ`` and a few other
   names of ``os`` and ``sys``); a name nothing binds and Python does not provide;
   ``exec``/``eval``; and writes that can rebind a function at run time (``globals()[...] = ``,
-  ``f.__code__ = ``, ``jnp.sum = ``, ``sys.modules`` edits). Reading ``globals()``, ``vars(obj)``
+  ``f.__code__ = ``, ``jnp.sum = ``, ``sys.modules`` edits), and lookups by string through a
+  library or a special method (``operator.attrgetter``, ``typing.get_type_hints``,
+  ``object.__getattribute__``). Reading ``globals()``, ``vars(obj)``
   or ``sys.modules`` (``"google.colab" in sys.modules``) is harmless and fails nothing, and so is
   a module used as a value (``for xp in (np, jnp)``) where nothing writes an attribute of an
   object the notebook cannot name as its own, and a change in place that stores plain data
@@ -91,6 +95,15 @@ OPAQUE_BUILTINS = frozenset(
     {"exec", "eval", "compile", "globals", "locals", "vars", "getattr", "setattr", "delattr",
      "__import__", "breakpoint"}
 )  # fmt: skip
+#: Library functions that find an attribute by a string, or evaluate a string as code, and the
+#: special methods that do: a gated function that reaches one cannot be read (as ``getattr``).
+NAME_LOOKUPS = frozenset(
+    {"operator.attrgetter", "operator.methodcaller", "typing.get_type_hints", "typing.ForwardRef",
+     "typing._eval_type", "typing.evaluate_forward_ref", "string.Formatter"}
+)  # fmt: skip
+#: ``ForwardRef._evaluate`` and its code: a ``typing.Optional["jnp.outer"]`` holds one made
+#: without naming ``typing.ForwardRef``.
+LOOKUP_ATTRIBUTES = frozenset({"__getattribute__", "__getattr__", "_evaluate", "__forward_code__"})
 #: Expressions that hand out a namespace (dict of names) or a frame.
 NAMESPACE_CALLS = frozenset({"globals", "vars", "locals", "get_ipython", "__import__"})
 NAMESPACE_FUNCTIONS = frozenset(
@@ -371,6 +384,16 @@ class _Notebook:
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.functions.setdefault(node.name, []).append(node)
         self.trees = [tree for _, tree in trees]
+        #: Cells under ``from __future__ import annotations``: their annotations are strings, never
+        #: run (each cell is compiled on its own, so the import counts only in its cell).
+        self.lazy_annotations = {
+            i
+            for i, tree in trees
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom)
+            and node.module == "__future__"
+            and any(a.name == "annotations" for a in node.names)
+        }
         self._collect_aliases(trees)
         #: Global names changed in place (``H["go"] = f``, ``H.append(f)``, ``f.go = g``), with
         #: when (``END``: inside a function), where, and the notebook function whose body does
@@ -1207,18 +1230,23 @@ class _Reader:
                         "grader cannot read; bind it once, in one statement"
                     )
                 self.todo.append(changer)  # read what the function that changes it stores
+        unit: ast.AST | None = None
         if b.kind == "def":
             assert isinstance(b.node, (ast.FunctionDef, ast.AsyncFunctionDef))
             for deco in b.node.decorator_list:
                 self._check_decorator(deco, b)
-            self.texts.append(ast.unparse(_Canon(self, b).run(b.node)))
+            unit = _Canon(self, b).run(b.node)
+            self.texts.append(ast.unparse(unit))
         elif b.kind == "assign":
             assert b.node is not None
-            value = _Canon(self, b).run(b.node)
-            self.texts.append(f"{b.canonical} = {ast.unparse(value)}")
+            unit = _Canon(self, b).run(b.node)
+            self.texts.append(f"{b.canonical} = {ast.unparse(unit)}")
         elif b.kind == "class":
             assert isinstance(b.node, ast.ClassDef)
-            self.texts.append(ast.unparse(_Canon(self, b).run(b.node)))
+            unit = _Canon(self, b).run(b.node)
+            self.texts.append(ast.unparse(unit))
+        if unit is not None:
+            _no_lookup_by_name(unit, b)
 
     def _check_decorator(self, deco: ast.expr, b: Binding) -> None:
         node = deco.func if isinstance(deco, ast.Call) else deco
@@ -1284,9 +1312,25 @@ class _Reader:
         return ast.Name(b.canonical, ast.Load())
 
 
+def _no_lookup_by_name(tree: ast.AST, b: Binding) -> None:
+    """A unit of canonical text that finds attributes or evaluates names by string, through a
+    library function (``operator.attrgetter``, ``typing.get_type_hints``) or a special method
+    (``object.__getattribute__``): the grader cannot see what it reaches, as with ``getattr``."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        path = ".".join(_dotted(node) or ())
+        if path in NAME_LOOKUPS or node.attr in LOOKUP_ATTRIBUTES:
+            what = path if path in NAME_LOOKUPS else f".{node.attr}"
+            raise GateError(
+                f"reaches `{what}` ({b.where}), which finds names by string; the grader cannot see "
+                "what it calls: name the function directly"
+            )
+
+
 class _Canon(ast.NodeTransformer):
     """One unit of code as canonical text: locals ``l__x``, notebook names ``nb__x__pos``,
-    library names in full; annotations dropped."""
+    library names in full; annotations that never run dropped."""
 
     def __init__(self, reader: _Reader, unit: Binding):
         self.reader, self.unit = reader, unit
@@ -1309,17 +1353,21 @@ class _Canon(ast.NodeTransformer):
         for d in [*args.defaults, *args.kw_defaults]:
             if d is not None:
                 self.visit(d)
+        every = [a for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a]
         if not isinstance(node, ast.Lambda):
             node.decorator_list = [self.visit(d) for d in node.decorator_list]
-            node.returns = None
+            # Annotations run with the def (``f.__annotations__``, ``typing.get_type_hints``
+            # hand them out): read as code, unless the cell makes them strings.
+            evaluated = not self._lazy()
+            for a in every:
+                a.annotation = self.visit(a.annotation) if a.annotation is not None and evaluated else None
+            node.returns = self.visit(node.returns) if node.returns is not None and evaluated else None
             if node is self.root:
                 node.name = self.unit.canonical
             else:
                 node.name = f"l__{node.name}"
-        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
-            if a is not None:
-                a.annotation = None
-                a.arg = f"l__{a.arg}"
+        for a in every:
+            a.arg = f"l__{a.arg}"
         self.scopes.append(_Scope(local, True))
         if isinstance(node, ast.Lambda):
             node.body = self.visit(node.body)
@@ -1337,10 +1385,21 @@ class _Canon(ast.NodeTransformer):
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:  # noqa: N802
         return self._function(node)
 
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:  # noqa: N802
-        if node.value is None:
-            return ast.Pass()
-        return ast.Assign([self.visit(node.target)], self.visit(node.value))
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST | list[ast.stmt]:  # noqa: N802
+        # A class body's annotation runs and is kept (``__annotations__``, a dataclass field's
+        # type); a function's local one never runs.
+        kept: list[ast.stmt] = []
+        if not any(s.is_function for s in self.scopes) and not self._lazy():
+            kept.append(ast.copy_location(ast.Expr(self.visit(node.annotation)), node))
+        if node.value is not None:
+            kept.append(
+                ast.copy_location(ast.Assign([self.visit(node.target)], self.visit(node.value)), node)
+            )
+        return kept or ast.Pass()
+
+    def _lazy(self) -> bool:
+        """The unit's cell makes annotations strings (``from __future__ import annotations``)."""
+        return self.unit.where.cell in self.reader.nb.lazy_annotations
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:  # noqa: N802
         if node is not self.root:

@@ -30,7 +30,7 @@ from ..sandbox.run import RunOutcome, SandboxJob
 from ..sandbox.zygote import Zygote
 from .collect import Submission
 from .gates import GATES_DIGEST, SourceReadings, source_namespace
-from .judge import Scoring, judge, make_record
+from .judge import Scoring, judge, make_record, reread_untraced
 from .mistakes import Mistake, may_reproduce, mistake_id, mistakes_probes_source, read_mistakes
 from .parts import MAX_PARTS, merge_outcomes, split_by_question
 from .reading import read_bounded
@@ -56,6 +56,11 @@ def grader_code_digest() -> str:
 
 #: The most characters of a submission's code a held question carries to the instructor's review.
 MAX_REVIEW_CODE = 20_000
+
+
+def held_code(sub: Submission) -> str:
+    """The code a held question carries to the instructor's review: the notebook's cells."""
+    return "\n\n".join(c for c in sub.cells if c.strip())[:MAX_REVIEW_CODE]
 
 
 class GradingFailed(Exception):
@@ -375,7 +380,7 @@ class Grader:
         """The source probes of ``questions`` whose function the gates could not read (their
         verdict is *cannot tell*), each with why and the code the instructor will read."""
         ns = source_namespace(readings, self.gated_functions(questions), added)
-        code = "\n\n".join(c for c in sub.cells if c.strip())[:MAX_REVIEW_CODE]
+        code = held_code(sub)
         return {
             p.id: (why, code)
             for p in self.probes.probes
@@ -617,6 +622,9 @@ class Grader:
             outcome.results.update(self.source_results(readings, chosen, outcome.added))
         try:
             held = self.held(readings, chosen, outcome.added, sub)
+            ns = source_namespace(readings, self.gated_functions(chosen), outcome.added)
+            outcome.results, untraced = reread_untraced(self.probes, outcome.results, ns)
+            held |= {pid: (why, held_code(sub)) for pid, why in untraced.items()}
             record = judge(sub, outcome, self.reference(), self.scoring, held=held)
             lost = [q for q, v in record.questions.items() if v < self.questions[q]]
             if self.spec.mistakes and any(

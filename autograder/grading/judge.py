@@ -13,8 +13,10 @@ from ..probing import (
     Probe,
     ProbeResult,
     ProbeSet,
+    SourceNamespace,
     is_out_of_memory,
     judge_probe,
+    python_loops,
     score_question,
     shorten,
 )
@@ -79,7 +81,10 @@ def judge(
     question with one is held for the instructor's review when the rule's verdict would change
     its score (its other tests pass); it scores 0 until then, and never silently."""
     graders_own = {p.id for p in scoring.probes.probes if p.source}  # run on the cells' text, here
-    held = {pid: why for pid, why in (held or {}).items() if pid in graders_own}
+    # A gate's verdict the grader could not make: a source probe's, or a sandbox gate's whose
+    # function could not be traced and could not be read here (see reread_untraced).
+    gates = {p.id for p in scoring.probes.probes if p.gate}
+    held = {pid: why for pid, why in (held or {}).items() if pid in graders_own | gates}
     # Read before bounding: a long error may lose the words that say memory ran out.
     out_of_memory = [
         pid
@@ -402,6 +407,42 @@ def _bound_outputs(outputs: Mapping[str, Any], reference: ProbeResult, text: _Sa
         return v
 
     return {path: v if isinstance(v, PlainArray) else bound(v) for path, v in outputs.items()}
+
+
+#: What a sandbox gate returns when it cannot trace its function (``{"untraced": why, "loops":
+#: [...]}``, see the course's probes): the loops of a source the submission controls.
+UNTRACED, LOOPS = "untraced", "loops"
+
+
+def reread_untraced(
+    probes: ProbeSet, results: Mapping[str, ProbeResult], readings: SourceNamespace
+) -> tuple[dict[str, ProbeResult], dict[str, str]]:
+    """``results`` with the grader's own loops in every sandbox gate that could not trace its
+    function, and those gates whose function the grader cannot read, each with why.
+
+    Such a gate falls back on the loops of the function's source as the sandbox read it, which
+    the submission decides: a function made by ``exec`` has none, a code object can name
+    another cell's lines, an alias hides ``np.vectorize``. The grader's reading of the cells
+    (``readings``, canonical text) is what the rule is judged on; where it cannot read the
+    function, the gate cannot tell (held for review, never passed)."""
+    out, held = dict(results), {}
+    for p in probes.probes:
+        result = results.get(p.id)
+        if not (p.gate and not p.source and result and result.get("ok")):
+            continue
+        outputs = result.get("outputs") or {}
+        if UNTRACED not in outputs:
+            continue
+        why = readings.why(p.function)
+        if why is not None:
+            held[p.id] = why
+            continue
+        if not readings.has(p.function):
+            held[p.id] = f"`{p.function}` was not read"
+            continue
+        loops = python_loops(getattr(readings, p.function).source)
+        out[p.id] = {**result, "outputs": {**outputs, LOOPS: loops}}
+    return out, held
 
 
 def bound_outcome(

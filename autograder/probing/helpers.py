@@ -209,6 +209,17 @@ def forbidden_names(source: str, names: set[str] | list[str]) -> list[str]:
 
 #: Calls that loop in Python over their argument, written as a function call.
 LOOPING_CALLS = {"map", "filter", "reduce", "functools.reduce"}
+#: Library functions that call a Python function once per element or leaf, by the last part of
+#: their name (``jax.tree.map``, ``jtu.tree_map``, ``np.vectorize``): each is a Python loop.
+LOOPING_TAILS = {
+    "tree_map", "tree_map_with_path", "tree_reduce", "tree.map", "tree.map_with_path", "tree.reduce",
+    "vectorize", "frompyfunc", "apply_along_axis", "apply_over_axes", "fromiter",
+}  # fmt: skip
+#: Of those, the ones JAX's NumPy also defines with ``vmap`` (no Python loop): looping only where
+#: they are not JAX's (``jnp.vectorize``, ``jax.numpy.vectorize``).
+_VMAPPED_IN_JAX = {"vectorize", "frompyfunc", "apply_along_axis", "apply_over_axes"}
+#: Builtins that call their ``key`` once per element.
+_KEYED_CALLS = {"sorted", "min", "max"}
 
 
 def _looping_call(node: ast.Call) -> str | None:
@@ -220,9 +231,19 @@ def _looping_call(node: ast.Call) -> str | None:
     if not _isinstance(func, ast.Name):
         return None
     parts.append(func.id)
-    dotted = ".".join(reversed(parts))
+    parts.reverse()
+    dotted = ".".join(parts)
     if dotted in LOOPING_CALLS or dotted.startswith("itertools."):
         return f"a call to `{dotted}`, which loops in Python"
+    tail = parts[-1] if parts[-1] in LOOPING_TAILS else ".".join(parts[-2:])
+    if tail in LOOPING_TAILS:
+        jax_numpy = parts[0] in ("jnp", "jax") and not dotted.startswith("jax.tree")
+        if not (tail in _VMAPPED_IN_JAX and jax_numpy):
+            return f"a call to `{dotted}`, which calls a Python function once per element"
+    if dotted in _KEYED_CALLS and any(k.arg == "key" for k in node.keywords):
+        return f"`{dotted}(..., key=...)`, which calls its key once per element"
+    if dotted == "iter" and len(node.args) == 2:
+        return "`iter(function, sentinel)`, which calls the function until the sentinel"
     return None
 
 

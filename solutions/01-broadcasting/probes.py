@@ -767,12 +767,16 @@ def any_shape_of_idx(sub, rng):
 
 
 # "No Python loop" is judged on what runs: the function is traced with idx as a traced argument
-# (x and fill closed over) for 3 and for 12 indices, and its primitives are counted, nested
-# jaxprs included. Indexing the whole array at once gives the same program for both; a loop over
-# the indices (for, comprehension, map, recursion) repeats its body once per index. A function
-# that cannot be traced at all (it turns idx into NumPy, say) is judged on its source instead, so
-# an answer that is right when run is never failed for being untraceable.
-_SIZES_TRACED = (3, 12)
+# (x and fill closed over) for 3 and for 64 indices, and its primitives are counted, nested
+# jaxprs included. Indexing the whole array at once gives the same program for both, a few
+# operations long; a loop over the indices (for, comprehension, map, recursion) repeats its body
+# once per index, so its program grows, or (padded with dead operations so that it does not)
+# is far longer than a whole-array program at 64 indices. A function that cannot be traced at
+# all (it turns idx into NumPy, say) is judged on its source instead (the grader's own reading of
+# the cells), so an answer that is right when run is never failed for being untraceable.
+_SIZES_TRACED = (3, 64)
+#: The most operations a whole-array program may have, and how many times the reference's.
+_MOST_OPS, _TIMES_REFERENCE = 64, 10
 
 
 def _does_not_grow(out, ref):
@@ -798,6 +802,13 @@ def _does_not_grow(out, ref):
             f"with idx traced, its program has {small} operations for {_SIZES_TRACED[0]} indices "
             f"but {large} for {_SIZES_TRACED[1]}: a Python loop runs once per index; index the "
             "whole array at once (rule 2)"
+        )
+    most = max(_MOST_OPS, _TIMES_REFERENCE * max(ref.get("ops") or [0]))
+    if large > most:
+        return (
+            f"with idx traced, its program has {large} operations for {_SIZES_TRACED[1]} indices, "
+            "where indexing the whole array at once takes a few: a Python loop runs once per "
+            "index (rule 2)"
         )
     return None
 
