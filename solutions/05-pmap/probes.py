@@ -350,10 +350,13 @@ def _recovers_line(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     return compare_outputs(out, ref)
 
 
+# At most 40 steps per run: on 8 virtual CPU devices sharing 2 cores, 60 queued jitted steps that
+# each hold an all-reduce can stall XLA's CPU collectives until it aborts the process (the loop of
+# an answer that does not wait for each step), which would cost an honest answer every question.
 @hidden.probe("q5", "train", judge=_recovers_line)
 def recovers_true_line(sub, rng):
-    """150 steps with lr 0.1 on y = 2x - 1 plus noise recover w close to 2 and b close to -1"""
-    return _train_run(sub, rng, 150, 0.1)
+    """40 steps with lr 0.2 on y = 2x - 1 plus noise recover w close to 2 and b close to -1"""
+    return _train_run(sub, rng, 40, 0.2)
 
 
 # ---------------------------------------------------------------------------------------------
