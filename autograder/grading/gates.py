@@ -30,8 +30,10 @@ text and resolves names as Python does when the probes call the function, after 
   ``f.__code__ = ``, ``jnp.sum = ``, ``sys.modules`` edits). Reading ``globals()``, ``vars(obj)``
   or ``sys.modules`` (``"google.colab" in sys.modules``) is harmless and fails nothing, and so is
   a module used as a value (``for xp in (np, jnp)``) where nothing writes an attribute of an
-  object the notebook cannot name as its own, and a change in place that stores plain data
-  (``CFG["scale"] = 1.0``) or a docstring.
+  object the notebook cannot name as its own, a change in place that stores plain data
+  (``CFG["scale"] = 1.0``) or a docstring, and an import of a module the grader lacks
+  (``try: import wandb``): the sandbox cannot import it, as its own folder is not where
+  modules are found (``sys.path`` edits, ``site`` and ``importlib`` are *cannot tell*).
 - :mod:`.reading` runs all of this in a child process with a time and a memory limit, and adds
   one check that needs the installed libraries (listed by :mod:`.library_names` in a clean
   process, never by the sandbox): every attribute the answer reads is defined by a library or by
@@ -106,7 +108,7 @@ NAMESPACE_MODULES = frozenset(
     {"sys.modules", "sys.path", "sys.meta_path", "sys.path_hooks", "__main__", "builtins"}
 )
 #: Modules that load or patch code by other routes than an import statement.
-MODULE_LOADERS = frozenset({"ctypes", "importlib", "runpy", "imp", "zipimport", "pkgutil"})
+MODULE_LOADERS = frozenset({"ctypes", "importlib", "runpy", "imp", "zipimport", "pkgutil", "site"})
 #: Modules one of whose functions hands out namespaces or frames: reading their attributes by a
 #: computed name could reach one (a library's, `getattr(jax, name)`, reads a function).
 INTROSPECTION_ROOTS = frozenset(
@@ -757,8 +759,11 @@ class _Notebook:
                 top = (module or "").split(".")[0]
                 if top in MODULE_LOADERS:
                     return "*", f"`import {module}`"
-                if top and not _installed(top):
-                    return "*", f"`import {module}`, a module that is not an installed library,"
+                # A module that is not installed rebinds nothing: the sandbox writes only into
+                # its own folder, which is not where modules are found, so such an import fails
+                # there unless the notebook changes where modules are found, and every way to
+                # (`sys.path`, `sys.meta_path`, `site`, `importlib`...) fails closed on its own.
+                # What it would bind is an import the gates do not read (``try: import wandb``).
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if isinstance(node, ast.Attribute) and node.attr in CODE_ATTRIBUTES:
                 base = node.value
