@@ -122,6 +122,16 @@ HONEST = {
         "try:\n    import wandb\nexcept ModuleNotFoundError:\n    wandb = None\n",
         "def outer(x, y):\n    return jnp.multiply(x[:, None], y[None, :])\n",
     ],
+    "a dataclass of settings read by the answer": [
+        "import dataclasses\nimport jax.numpy as jnp\n@dataclasses.dataclass(frozen=True)\n"
+        "class Config:\n    scale: float = 1.0\n    name: str = 'outer'\nCFG = Config()\n"
+        "def outer(x, y):\n    return CFG.scale * x[:, None] * y[None, :]\n"
+    ],
+    "a pytree dataclass the answer builds": [
+        "import jax, jax.numpy as jnp\nfrom dataclasses import dataclass\n"
+        "@jax.tree_util.register_dataclass\n@dataclass\nclass Pair:\n    a: jax.Array\n    b: jax.Array\n"
+        "def outer(x, y):\n    p = Pair(x[:, None], y[None, :])\n    return p.a * p.b\n"
+    ],
     "an exception class the answer raises": [
         "import jax.numpy as jnp\nclass IncompatibleShapes(ValueError):\n    pass\n"
         "def outer(x, y):\n    if x.ndim != 1:\n        raise IncompatibleShapes('x must be 1-d')\n"
@@ -215,6 +225,12 @@ ATTACKS = {
     "module written, its folder added through site": "import site, jax.numpy as jnp\n"
     "open('mine.py', 'w').write('import builtins, jax.numpy as j\\nbuiltins.max = j.outer\\n')\n"
     "site.addsitedir('.')\nimport mine\ndef outer(x, y):\n    return max(x, y)\n",
+    "a class decorator that plants a method": "import jax.numpy as jnp\ndef plant(c):\n"
+    "    c.go = staticmethod(jnp.outer)\n    return c\n@plant\nclass H:\n    pass\n"
+    "def outer(x, y):\n    return H.go(x, y)\n",
+    "a dataclass whose factory is the answer": "import dataclasses, jax.numpy as jnp\n"
+    "@dataclasses.dataclass\nclass H:\n    go: object = dataclasses.field(default_factory=lambda: jnp.outer)\n"
+    "def outer(x, y):\n    return H().go(x, y)\n",
     "setattr on a class": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\nsetattr(type(jnp.zeros(1)), 'times', lambda a, b: jnp.outer(a, b))\n",
 }
 

@@ -19,7 +19,8 @@ text and resolves names as Python does when the probes call the function, after 
   from :mod:`symtable` (a ``:=`` in a default or a decorator, ``global`` in a class body, a match
   capture); a binding the reading below does not model is a binding it cannot read.
 - **Classes are namespaces**: a notebook class whose body only names values and defines methods
-  is read like a ``def`` (an exception class the answer raises, ``Const.EPS``).
+  is read like a ``def`` (an exception class the answer raises, ``Const.EPS``), also under
+  ``@dataclasses.dataclass`` and JAX's pytree registrations (``CFG = Config()``).
 - **It proves or asks.** What it cannot resolve gets a message naming the cell and line, and the
   grader holds the question for the instructor's review (*cannot tell*, never a silent zero): a
   name bound inside an ``if``/``for``/``try``, by ``global``, by a star import or by unpacking; a
@@ -277,14 +278,20 @@ def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
 
 #: Decorators of a method that the grader reads as the method itself.
 METHOD_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+#: Class decorators that return the class they are given, adding only methods made from its
+#: fields (``__init__`` stores them, ``__post_init__`` is the body's own), or registering it as a
+#: pytree whose flatten and unflatten are its fields or its own methods: the class is read as
+#: its body (bare, called with options, or through ``functools.partial``).
+CLASS_DECORATORS = frozenset(
+    {"dataclasses.dataclass", "jax.tree_util.register_dataclass", "jax.tree_util.register_pytree_node_class"}
+)
 
 
 def _unreadable_class(node: ast.ClassDef) -> str:
     """Why the grader cannot read the class ``node`` as a namespace (``""``: it can). A class is
-    read when its body only names values and defines methods: no decorator, metaclass or
-    keyword, no statement that runs code of its own (a loop, an ``if``, ``global``), no ``:=``."""
-    if node.decorator_list:
-        return "with a decorator"
+    read when its body only names values and defines methods: no metaclass or keyword, no
+    statement that runs code of its own (a loop, an ``if``, ``global``), no ``:=``; its
+    decorators are checked where it is read (:data:`CLASS_DECORATORS`)."""
     if node.keywords:
         return "with a metaclass or keywords"
     if getattr(node, "type_params", None):
@@ -1223,6 +1230,8 @@ class _Reader:
             self.texts.append(f"{b.canonical} = {ast.unparse(value)}")
         elif b.kind == "class":
             assert isinstance(b.node, ast.ClassDef)
+            for deco in b.node.decorator_list:
+                self._check_class_decorator(deco, b)
             self.texts.append(ast.unparse(_Canon(self, b).run(b.node)))
 
     def _check_decorator(self, deco: ast.expr, b: Binding) -> None:
@@ -1239,6 +1248,18 @@ class _Reader:
             f"has the decorator `@{ast.unparse(deco)[:50]}` ({b.where}), which the grader cannot read "
             "through; only JAX's transformations (`@jax.jit`, `@partial(jax.jit, ...)`, "
             "`@jax.custom_jvp`...) are read as the function they wrap"
+        )
+
+    def _check_class_decorator(self, deco: ast.expr, b: Binding) -> None:
+        path = self._path(deco.func if isinstance(deco, ast.Call) else deco, b.pos)
+        if path == "functools.partial" and isinstance(deco, ast.Call) and deco.args:
+            path = self._path(deco.args[0], b.pos)
+        if path in CLASS_DECORATORS:
+            return
+        raise GateError(
+            f"reaches `{b.name}`, a class with the decorator `@{ast.unparse(deco)[:50]}` ({b.where}), "
+            "which the grader cannot read through; only `@dataclasses.dataclass` and JAX's pytree "
+            "registrations are read as the class they decorate"
         )
 
     def resolve(self, name: str, pos: int, unit: Binding) -> ast.expr:
@@ -1353,6 +1374,7 @@ class _Canon(ast.NodeTransformer):
         # A notebook class read as a namespace (see _unreadable_class): its bases and values where
         # it stands, its methods when called. The body sees its own names; its methods do not.
         node.name = self.unit.canonical
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
         node.bases = [self.visit(b) for b in node.bases]
         own = {
             t.id
