@@ -231,6 +231,11 @@ ATTACKS = {
     "a dataclass whose factory is the answer": "import dataclasses, jax.numpy as jnp\n"
     "@dataclasses.dataclass\nclass H:\n    go: object = dataclasses.field(default_factory=lambda: jnp.outer)\n"
     "def outer(x, y):\n    return H().go(x, y)\n",
+    "module written, its folder added through os.sys.path": "import os, jax.numpy as jnp\n"
+    "open('mine.py', 'w').write('import builtins, jax.numpy as j\\nbuiltins.max = j.outer\\n')\n"
+    "os.sys.path.append('.')\nimport mine\ndef outer(x, y):\n    return max(x, y)\n",
+    "sys.modules reached as another module's attribute": "import logging, jax.numpy as jnp\n"
+    "def outer(x, y):\n    return x\nlogging.sys.modules['__main__'].outer = jnp.outer\n",
     "setattr on a class": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\nsetattr(type(jnp.zeros(1)), 'times', lambda a, b: jnp.outer(a, b))\n",
 }
 

@@ -649,7 +649,12 @@ class _Notebook:
         parts = _dotted(node)
         if not parts or parts[0] not in self.aliases:
             return None
-        return ".".join([self.aliases[parts[0]], *parts[1:]])
+        path = [*self.aliases[parts[0]].split("."), *parts[1:]]
+        # A module reached as another's attribute (`os.sys`, `logging.sys.modules`) is that module.
+        for i in range(len(path) - 1, 0, -1):
+            if path[i] in INTROSPECTION_ROOTS | MODULE_LOADERS:
+                return ".".join(path[i:])
+        return ".".join(path)
 
     def _is_namespace(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Call):
