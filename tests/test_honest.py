@@ -441,6 +441,85 @@ def brighten(img, delta):
         ),
     ),
     Honest(
+        "01-optional-wandb-import",
+        B,
+        "habit",
+        "`try: import wandb / except ImportError: wandb = None` above the set-up cell; answers call "
+        "builtins (`max`, `len`, `min`, `ValueError`)",
+        (
+            top(
+                """
+try:
+    import wandb
+except ImportError:
+    wandb = None
+"""
+            ),
+            at_end(
+                'if wandb is not None:\n    wandb.log({"softmax_sum": float(softmax(jnp.arange(4.0)).sum())})'
+            ),
+        ),
+    ),
+    Honest(
+        "01-dataclass-settings",
+        B,
+        "habit",
+        "a frozen dataclass of settings, `CFG = Config()`, read by `standardize`'s default",
+        (
+            after_imports(
+                """
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    eps: float = 1e-8
+    axis: int = -1
+
+
+CFG = Config()
+"""
+            ),
+            rewrite(
+                "standardize",
+                """
+def standardize(X, axis=0, eps=CFG.eps):
+    mean = X.mean(axis=axis, keepdims=True)
+    return (X - mean) / (X.std(axis=axis, keepdims=True) + eps)
+""",
+            ),
+        ),
+    ),
+    Honest(
+        "01-broadcast-by-zip-longest",
+        B,
+        "habit",
+        "`broadcast_shape` in the student's own algorithm: right to left with itertools.zip_longest",
+        (
+            rewrite(
+                "broadcast_shape",
+                """
+from itertools import zip_longest
+
+
+def broadcast_shape(*shapes):
+    out = []
+    for dims in zip_longest(*[reversed(s) for s in shapes], fillvalue=1):
+        size = 1
+        for d in dims:
+            if d == 1:
+                continue
+            if size == 1:
+                size = d
+            elif d != size:
+                raise ValueError(f"can't broadcast {shapes}")
+        out.append(size)
+    return tuple(reversed(out))
+""",
+            ),
+        ),
+    ),
+    Honest(
         "02-matplotlib-style",
         P,
         "side-effect",
@@ -547,6 +626,27 @@ def split_keys(key, n):
         ),
     ),
     # -- 03-autodiff: q1-q5 and q8 have source gates (no Jacobian builder; no autodiff in q8).
+    Honest(
+        "02-estimate-pi-jit-partial",
+        P,
+        "harmless-read",
+        "`estimate_pi` under `@functools.partial(jax.jit, static_argnums=1)`, by count_nonzero",
+        (
+            rewrite(
+                "estimate_pi",
+                """
+import functools
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def estimate_pi(key, n):
+    pts = jax.random.uniform(key, (n, 2))
+    r2 = pts[:, 0] ** 2 + pts[:, 1] ** 2
+    return (4.0 * jnp.count_nonzero(r2 <= 1.0) / n).astype(jnp.float32)
+""",
+            ),
+        ),
+    ),
     Honest(
         "03-printoptions",
         A,
@@ -759,6 +859,39 @@ def clipped_mean_grad(loss, params, xs, ys, max_norm):
         ),
     ),
     Honest(
+        "03-bare-jvp-vjp-vmap",
+        A,
+        "habit",
+        "`from jax import jvp, vjp, vmap` in a cell of its own, the bare names in questions 1-3",
+        (
+            after_imports("from jax import jvp, vjp, vmap"),
+            rewrite(
+                "directional_derivative",
+                """
+def directional_derivative(f, x, v):
+    y, jv = jvp(f, (x,), (v,))
+    return jv
+""",
+            ),
+            rewrite(
+                "jacobian_fwd",
+                """
+def jacobian_fwd(f, x):
+    push = lambda t: jvp(f, (x,), (t,))[1]  # noqa: E731
+    return vmap(push, out_axes=1)(jnp.eye(x.shape[0], dtype=x.dtype))
+""",
+            ),
+            rewrite(
+                "jacobian_rev",
+                """
+def jacobian_rev(f, x):
+    y, pull = vjp(f, x)
+    return vmap(lambda u: pull(u)[0])(jnp.eye(y.shape[0], dtype=y.dtype))
+""",
+            ),
+        ),
+    ),
+    Honest(
         "04-precision-other-ways",
         J,
         "habit",
@@ -967,6 +1100,40 @@ def sqrt_by_scan(a, iters):
     a = jnp.asarray(a, jnp.float32)
     return lax.fori_loop(0, iters, lambda i, x: (x + a / x) / 2, a)
 ''',
+            ),
+        ),
+    ),
+    Honest(
+        "04-namedtuple-loop-state",
+        J,
+        "habit",
+        "`minimize` whose `lax.while_loop` state is a NamedTuple class of the student's",
+        (
+            rewrite(
+                "minimize",
+                """
+from typing import NamedTuple
+
+
+class GDState(NamedTuple):
+    x: jax.Array
+    g: jax.Array
+    n: jax.Array
+
+
+def minimize(grad_fn, x0, lr, tol, max_iter):
+    x0 = jnp.asarray(x0)
+
+    def keep_going(s: GDState):
+        return jnp.logical_and(jnp.linalg.norm(s.g) >= tol, s.n < max_iter)
+
+    def update(s: GDState) -> GDState:
+        x = s.x - lr * s.g
+        return GDState(x, grad_fn(x), s.n + 1)
+
+    final = lax.while_loop(keep_going, update, GDState(x0, grad_fn(x0), jnp.int32(0)))
+    return final.x, final.n
+""",
             ),
         ),
     ),
@@ -1333,6 +1500,21 @@ def train_and_evaluate(config):
             "examples_per_second": np.asarray(speeds)}
 ''',
             ),
+        ),
+    ),
+    Honest(
+        "06-optional-wandb-after-setup",
+        N,
+        "habit",
+        "`try: import wandb / except ImportError` right after the set-up cell, so that every "
+        "import of the set-up cell is bound before it",
+        (
+            after_imports("""
+try:
+    import wandb
+except ImportError:
+    wandb = None
+"""),
         ),
     ),
     Honest(

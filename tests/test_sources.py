@@ -110,6 +110,28 @@ HONEST = {
         "try:\n    import wandb\nexcept ImportError:\n    wandb = None\n" + ANSWER,
         "if wandb is not None:\n    wandb.log({'x': 1})",
     ],
+    # An optional import of a module the grader lacks fails in the sandbox, so it binds nothing
+    # there: builtins the answer calls, and globals bound before it, are what they were.
+    "an optional import beside an answer that calls builtins": [
+        "try:\n    import wandb\nexcept ImportError:\n    wandb = None\n"
+        "import jax.numpy as jnp\ndef outer(x, y):\n    n, m = len(x), max(len(y), 1)\n"
+        "    return x[:n, None] * y[None, :m]\n"
+    ],
+    "an optional import after the set-up cell": [
+        "import jax\nimport jax.numpy as jnp\n",
+        "try:\n    import wandb\nexcept ModuleNotFoundError:\n    wandb = None\n",
+        "def outer(x, y):\n    return jnp.multiply(x[:, None], y[None, :])\n",
+    ],
+    "a dataclass of settings read by the answer": [
+        "import dataclasses\nimport jax.numpy as jnp\n@dataclasses.dataclass(frozen=True)\n"
+        "class Config:\n    scale: float = 1.0\n    name: str = 'outer'\nCFG = Config()\n"
+        "def outer(x, y):\n    return CFG.scale * x[:, None] * y[None, :]\n"
+    ],
+    "a pytree dataclass the answer builds": [
+        "import jax, jax.numpy as jnp\nfrom dataclasses import dataclass\n"
+        "@jax.tree_util.register_dataclass\n@dataclass\nclass Pair:\n    a: jax.Array\n    b: jax.Array\n"
+        "def outer(x, y):\n    p = Pair(x[:, None], y[None, :])\n    return p.a * p.b\n"
+    ],
     "an exception class the answer raises": [
         "import jax.numpy as jnp\nclass IncompatibleShapes(ValueError):\n    pass\n"
         "def outer(x, y):\n    if x.ndim != 1:\n        raise IncompatibleShapes('x must be 1-d')\n"
@@ -220,6 +242,22 @@ ATTACKS = {
     "walrus in a default argument": "import jax.numpy as jnp\ndef outer(x, y):\n    return helper(x, y)\ndef helper(x, y):\n    return x\ndef noop(z=(helper := jnp.outer)):\n    return z\n",
     "walrus in a class decorator": "import jax.numpy as jnp\ndef outer(x, y):\n    return helper(x, y)\ndef helper(x, y):\n    return x\n@(lambda c: c) if (helper := jnp.outer) else None\nclass C:\n    pass\n",
     "a name planted into builtins": "import builtins, types, jax.numpy as jnp\ndef outer(x, y):\n    return planted(x, y)\nf = types.FunctionType(compile('import builtins, jax.numpy as j; builtins.planted = j.outer', 'x', 'exec'), {})\nf()\n",
+    # A module written by the notebook is found only where the notebook adds its folder to
+    # the places modules are found (the sandbox's own are read-only): `site` does that.
+    "module written, its folder added through site": "import site, jax.numpy as jnp\n"
+    "open('mine.py', 'w').write('import builtins, jax.numpy as j\\nbuiltins.max = j.outer\\n')\n"
+    "site.addsitedir('.')\nimport mine\ndef outer(x, y):\n    return max(x, y)\n",
+    "a class decorator that plants a method": "import jax.numpy as jnp\ndef plant(c):\n"
+    "    c.go = staticmethod(jnp.outer)\n    return c\n@plant\nclass H:\n    pass\n"
+    "def outer(x, y):\n    return H.go(x, y)\n",
+    "a dataclass whose factory is the answer": "import dataclasses, jax.numpy as jnp\n"
+    "@dataclasses.dataclass\nclass H:\n    go: object = dataclasses.field(default_factory=lambda: jnp.outer)\n"
+    "def outer(x, y):\n    return H().go(x, y)\n",
+    "module written, its folder added through os.sys.path": "import os, jax.numpy as jnp\n"
+    "open('mine.py', 'w').write('import builtins, jax.numpy as j\\nbuiltins.max = j.outer\\n')\n"
+    "os.sys.path.append('.')\nimport mine\ndef outer(x, y):\n    return max(x, y)\n",
+    "sys.modules reached as another module's attribute": "import logging, jax.numpy as jnp\n"
+    "def outer(x, y):\n    return x\nlogging.sys.modules['__main__'].outer = jnp.outer\n",
     "setattr on a class": "import jax.numpy as jnp\ndef outer(x, y):\n    return jnp.asarray(x).times(y)\nsetattr(type(jnp.zeros(1)), 'times', lambda a, b: jnp.outer(a, b))\n",
     # A library attribute found by a computed name without `getattr`: each scored 100 before.
     "operator.attrgetter": "import operator, jax.numpy as jnp\ndef outer(x, y):\n    return operator.attrgetter('out' + 'er')(jnp)(x, y)\n",

@@ -21,7 +21,8 @@ text and resolves names as Python does when the probes call the function, after 
   from :mod:`symtable` (a ``:=`` in a default or a decorator, ``global`` in a class body, a match
   capture); a binding the reading below does not model is a binding it cannot read.
 - **Classes are namespaces**: a notebook class whose body only names values and defines methods
-  is read like a ``def`` (an exception class the answer raises, ``Const.EPS``).
+  is read like a ``def`` (an exception class the answer raises, ``Const.EPS``), also under
+  ``@dataclasses.dataclass`` and JAX's pytree registrations (``CFG = Config()``).
 - **It proves or asks.** What it cannot resolve gets a message naming the cell and line, and the
   grader holds the question for the instructor's review (*cannot tell*, never a silent zero): a
   name bound inside an ``if``/``for``/``try``, by ``global``, by a star import or by unpacking; a
@@ -34,8 +35,10 @@ text and resolves names as Python does when the probes call the function, after 
   ``object.__getattribute__``). Reading ``globals()``, ``vars(obj)``
   or ``sys.modules`` (``"google.colab" in sys.modules``) is harmless and fails nothing, and so is
   a module used as a value (``for xp in (np, jnp)``) where nothing writes an attribute of an
-  object the notebook cannot name as its own, and a change in place that stores plain data
-  (``CFG["scale"] = 1.0``) or a docstring.
+  object the notebook cannot name as its own, a change in place that stores plain data
+  (``CFG["scale"] = 1.0``) or a docstring, and an import of a module the grader lacks
+  (``try: import wandb``): the sandbox cannot import it, as its own folder is not where
+  modules are found (``sys.path`` edits, ``site`` and ``importlib`` are *cannot tell*).
 - :mod:`.reading` runs all of this in a child process with a time and a memory limit, and adds
   one check that needs the installed libraries (listed by :mod:`.library_names` in a clean
   process, never by the sandbox): every attribute the answer reads is defined by a library or by
@@ -119,7 +122,7 @@ NAMESPACE_MODULES = frozenset(
     {"sys.modules", "sys.path", "sys.meta_path", "sys.path_hooks", "__main__", "builtins"}
 )
 #: Modules that load or patch code by other routes than an import statement.
-MODULE_LOADERS = frozenset({"ctypes", "importlib", "runpy", "imp", "zipimport", "pkgutil"})
+MODULE_LOADERS = frozenset({"ctypes", "importlib", "runpy", "imp", "zipimport", "pkgutil", "site"})
 #: Modules one of whose functions hands out namespaces or frames: reading their attributes by a
 #: computed name could reach one (a library's, `getattr(jax, name)`, reads a function).
 INTROSPECTION_ROOTS = frozenset(
@@ -288,14 +291,20 @@ def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
 
 #: Decorators of a method that the grader reads as the method itself.
 METHOD_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+#: Class decorators that return the class they are given, adding only methods made from its
+#: fields (``__init__`` stores them, ``__post_init__`` is the body's own), or registering it as a
+#: pytree whose flatten and unflatten are its fields or its own methods: the class is read as
+#: its body (bare, called with options, or through ``functools.partial``).
+CLASS_DECORATORS = frozenset(
+    {"dataclasses.dataclass", "jax.tree_util.register_dataclass", "jax.tree_util.register_pytree_node_class"}
+)
 
 
 def _unreadable_class(node: ast.ClassDef) -> str:
     """Why the grader cannot read the class ``node`` as a namespace (``""``: it can). A class is
-    read when its body only names values and defines methods: no decorator, metaclass or
-    keyword, no statement that runs code of its own (a loop, an ``if``, ``global``), no ``:=``."""
-    if node.decorator_list:
-        return "with a decorator"
+    read when its body only names values and defines methods: no metaclass or keyword, no
+    statement that runs code of its own (a loop, an ``if``, ``global``), no ``:=``; its
+    decorators are checked where it is read (:data:`CLASS_DECORATORS`)."""
     if node.keywords:
         return "with a metaclass or keywords"
     if getattr(node, "type_params", None):
@@ -663,7 +672,12 @@ class _Notebook:
         parts = _dotted(node)
         if not parts or parts[0] not in self.aliases:
             return None
-        return ".".join([self.aliases[parts[0]], *parts[1:]])
+        path = [*self.aliases[parts[0]].split("."), *parts[1:]]
+        # A module reached as another's attribute (`os.sys`, `logging.sys.modules`) is that module.
+        for i in range(len(path) - 1, 0, -1):
+            if path[i] in INTROSPECTION_ROOTS | MODULE_LOADERS:
+                return ".".join(path[i:])
+        return ".".join(path)
 
     def _is_namespace(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Call):
@@ -780,8 +794,11 @@ class _Notebook:
                 top = (module or "").split(".")[0]
                 if top in MODULE_LOADERS:
                     return "*", f"`import {module}`"
-                if top and not _installed(top):
-                    return "*", f"`import {module}`, a module that is not an installed library,"
+                # A module that is not installed rebinds nothing: the sandbox writes only into
+                # its own folder, which is not where modules are found, so such an import fails
+                # there unless the notebook changes where modules are found, and every way to
+                # (`sys.path`, `sys.meta_path`, `site`, `importlib`...) fails closed on its own.
+                # What it would bind is an import the gates do not read (``try: import wandb``).
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if isinstance(node, ast.Attribute) and node.attr in CODE_ATTRIBUTES:
                 base = node.value
@@ -1243,6 +1260,8 @@ class _Reader:
             self.texts.append(f"{b.canonical} = {ast.unparse(unit)}")
         elif b.kind == "class":
             assert isinstance(b.node, ast.ClassDef)
+            for deco in b.node.decorator_list:
+                self._check_class_decorator(deco, b)
             unit = _Canon(self, b).run(b.node)
             self.texts.append(ast.unparse(unit))
         if unit is not None:
@@ -1262,6 +1281,18 @@ class _Reader:
             f"has the decorator `@{ast.unparse(deco)[:50]}` ({b.where}), which the grader cannot read "
             "through; only JAX's transformations (`@jax.jit`, `@partial(jax.jit, ...)`, "
             "`@jax.custom_jvp`...) are read as the function they wrap"
+        )
+
+    def _check_class_decorator(self, deco: ast.expr, b: Binding) -> None:
+        path = self._path(deco.func if isinstance(deco, ast.Call) else deco, b.pos)
+        if path == "functools.partial" and isinstance(deco, ast.Call) and deco.args:
+            path = self._path(deco.args[0], b.pos)
+        if path in CLASS_DECORATORS:
+            return
+        raise GateError(
+            f"reaches `{b.name}`, a class with the decorator `@{ast.unparse(deco)[:50]}` ({b.where}), "
+            "which the grader cannot read through; only `@dataclasses.dataclass` and JAX's pytree "
+            "registrations are read as the class they decorate"
         )
 
     def resolve(self, name: str, pos: int, unit: Binding) -> ast.expr:
@@ -1407,6 +1438,7 @@ class _Canon(ast.NodeTransformer):
         # A notebook class read as a namespace (see _unreadable_class): its bases and values where
         # it stands, its methods when called. The body sees its own names; its methods do not.
         node.name = self.unit.canonical
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
         node.bases = [self.visit(b) for b in node.bases]
         own = {
             t.id
