@@ -438,6 +438,11 @@ def _roster_file(tmp_path: Path, layout: str) -> Path:
             "attacker",
         ),
         ("Alice Smith_111_assignsubmission_file_Bob_222_assignsubmission_file_x.ipynb", "moodle", "111"),
+        # A Canvas file whose student-chosen part imitates Moodle's or Blackboard's whole name:
+        # two layouts read it, so it is nobody's (it was Moodle's participant 222, Blackboard's
+        # victim, by the order the patterns were tried in).
+        ("smithalice_12345_67890_Bob_222_assignsubmission_file_x.ipynb", None, ""),
+        ("smithalice_12345_67890_x_victim_attempt_2027-12-31-23-59-59_b.ipynb", None, ""),
         ("1001-2001 - Alice Smith - Sep 24, 2024 926 PM", "brightspace", "1001-2001"),
         ("1001-2001 - Alice Smith - Sep 29, 2015 4:17 PM/broadcasting.ipynb", "brightspace", "1001-2001"),
         ("27236-46025 - Angood Aoife - 05 March 2026 612 PM", "brightspace", "27236-46025"),

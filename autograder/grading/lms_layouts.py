@@ -188,18 +188,22 @@ def owner_of(name: str) -> Owner | None:
         if owner is not None:
             return owner
     base = parts[-1] if parts else name
+    # Each layout's fixed part and the student's own file name share one string, so a file name
+    # can imitate another layout's: a name two layouts read is nobody's (the row keeps its file
+    # name and gets no LMS identity), never the one a pattern tried first would give.
+    found: list[Owner] = []
     m = MOODLE_FILE.match(base)
     if m:
-        return Owner("moodle", m["id"], m["name"])
+        found.append(Owner("moodle", m["id"], m["name"]))
     m = BLACKBOARD.match(base)
     if m:
-        return Owner("blackboard", m["id"], attempt=m["when"])
+        found.append(Owner("blackboard", m["id"], attempt=m["when"]))
     m = CANVAS.match(base)
     if m and not (
         OTTER_EXPORT_TAIL.match(m["file"]) and re.fullmatch(r"\d{4}", m["id"]) and len(m["attachment"]) == 2
     ):
-        return Owner("canvas", m["id"], m["name"] or "", late=bool(m["late"]))
-    return None
+        found.append(Owner("canvas", m["id"], m["name"] or "", late=bool(m["late"])))
+    return found[0] if len(found) == 1 else None
 
 
 #: How each LMS is named to people.
