@@ -291,10 +291,10 @@ def test_each_submission_gets_a_results_json_with_one_sentence(
     broken.mkdir(parents=True)
     (broken / a.notebook).write_bytes(stub)
 
-    def fails(**kwargs: Any) -> int:
+    def fails(*args: Any, **kwargs: Any) -> int:
         raise RuntimeError("the grader broke")
 
-    monkeypatch.setattr(grade, "main", fails)
+    monkeypatch.setattr(grade, "run", fails)
     assert results(tmp_path / "broken")["output"] == gradescope.GRADER_FAILED
     monkeypatch.setattr(grade, "main", lambda **kwargs: 1)
     assert results(tmp_path / "broken")["output"] == gradescope.GRADER_FAILED
