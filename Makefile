@@ -31,8 +31,8 @@ demo: venv
 # On every core (pytest-xdist); tests that share a costly fixture stay on one worker (tests/conftest.py).
 PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup --no-loadscope-reorder
 
-# Every test but the course tier: the grader's units, the honest notebooks and the attacks graded
-# by the real grader, the commands of README and docs, the exports of 01 and 05.
+# Every test but the course tier: the grader's units (gates read in-process against attacks and
+# honest habits included), the commands of README and docs, the exports of 01 and 05.
 test: venv
 	$(PYTEST) -m "not course"
 
@@ -42,9 +42,10 @@ test-fast: venv
 	$(PYTEST) -m "not grades and not course"
 
 # The course tier: `validate` of every assignment (reference full marks, stub 0, each known-wrong
-# answer loses points, nothing leaks), the Gradescope zips of 01 and 05 run end to end, and
-# 05-pmap on one and two devices. CI runs it after `make test`; run it after changing a notebook,
-# its probes or its mutants (or `make validate` for the table alone).
+# answer loses points, nothing leaks), the Gradescope zips of 01 and 05 run end to end, 05-pmap on
+# one and two devices, and the corpora graded by the real grader (every honest notebook keeps full
+# marks, every attack earns nothing). CI runs it after `make test`; run it after changing a
+# notebook, its probes or mutants, the gates or the sandbox.
 test-course: venv
 	$(PYTEST) -m course
 

@@ -74,6 +74,8 @@ GROUPED_MODULES = {
     "test_points",
 }
 ASSIGNMENT_IDS = {a.id for a in load_course().assignments}
+#: The modules of the course tier (`make test-course`).
+COURSE_TIER = {"test_course.py", "test_honest.py", "test_adversarial.py"}
 
 
 def group_of(nodeid: str) -> str | None:
@@ -91,13 +93,14 @@ def group_of(nodeid: str) -> str | None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # The fast tier (`make test-fast`, `-m "not grades"`) leaves out what grades whole batches:
     # the groups and single tests priced above.
-    # The course tier (`make test-course`, `-m course`) is tests/test_course.py: every assignment
-    # validated whole, its Gradescope zip run, 05-pmap on one and two devices. `make test` leaves
-    # it out and CI runs it after `make test` (.ci/run).
+    # The course tier (`make test-course`, `-m course`): every assignment validated whole, its
+    # Gradescope zip run, 05-pmap on one and two devices (test_course.py), and the corpora graded
+    # by the real grader, the honest notebooks and the attacks (test_honest.py,
+    # test_adversarial.py). `make test` leaves it out and CI runs it after `make test` (.ci/run).
     for item in items:
         if group_of(item.nodeid) in GROUP_SECONDS or getattr(item, "originalname", item.name) in TEST_SECONDS:
             item.add_marker(pytest.mark.grades)
-        if item.nodeid.partition("::")[0].endswith("test_course.py"):
+        if item.nodeid.partition("::")[0].rpartition("/")[2] in COURSE_TIER:
             item.add_marker(pytest.mark.course)
 
     def cost(item: pytest.Item) -> int:

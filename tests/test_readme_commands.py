@@ -215,7 +215,7 @@ def test_ci_runs_every_tier_the_readme_shows_and_the_tiers_miss_no_test() -> Non
     readme = (ROOT / "README.md").read_text()
     for target in ("test-fast", "test", "test-course", "test-all"):
         assert f"`make {target}`" in readme, target
-    # The course marker is given by conftest to test_course.py's tests, and to no other module's.
+    # The course marker is given by conftest to the course tier's modules' tests, and no other's.
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "--co", "-m", "course", "tests/"],
         cwd=ROOT,
@@ -223,5 +223,7 @@ def test_ci_runs_every_tier_the_readme_shows_and_the_tiers_miss_no_test() -> Non
         text=True,
     )
     chosen = [line for line in proc.stdout.splitlines() if "::" in line]
-    assert chosen and all(line.startswith("tests/test_course.py::") for line in chosen), proc.stdout[-2000:]
+    tier = ("tests/test_course.py::", "tests/test_honest.py::", "tests/test_adversarial.py::")
+    assert chosen and all(line.startswith(tier) for line in chosen), proc.stdout[-2000:]
+    assert {line.partition("::")[0] for line in chosen} == {t.removesuffix("::") for t in tier}
     assert any("test_validate[06-training]" in line for line in chosen)
