@@ -53,6 +53,7 @@ from .helpers import (
     raised,
     raises,
     source_of,
+    traced_equations,
 )
 from .otter_bridge import otter_check, reference_env
 from .plain import (
@@ -116,5 +117,6 @@ __all__ = [
     "source_of",
     "split_points",
     "structure_problem",
+    "traced_equations",
     "unusable_outputs",
 ]

@@ -140,7 +140,7 @@ def _equations(jaxpr: Any) -> Iterator[Any]:
                     yield from _equations(inner)
 
 
-def _traced(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
+def traced_equations(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
     """The equations of ``fn`` traced on ``args`` (nothing is run), sub-jaxprs included."""
     import jax
 
@@ -149,14 +149,14 @@ def _traced(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
 
 def primitives(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> list[str]:
     """Names of every primitive in ``fn``'s jaxpr, sub-jaxprs (loop and cond bodies) included."""
-    return [eqn.primitive.name for eqn in _traced(fn, *args, **kwargs)]
+    return [eqn.primitive.name for eqn in traced_equations(fn, *args, **kwargs)]
 
 
 def largest_intermediate(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     """Most elements of any value ``fn`` makes when traced on ``args`` (nothing is run), loop
     bodies included: an HVP that builds an ``n x n`` Hessian shows ``n * n`` here."""
     largest = 0
-    for eqn in _traced(fn, *args, **kwargs):
+    for eqn in traced_equations(fn, *args, **kwargs):
         for var in eqn.outvars:
             shape = getattr(getattr(var, "aval", None), "shape", ())
             largest = max(largest, int(np.prod(shape, dtype=np.int64)) if shape else 1)

@@ -35,6 +35,7 @@ from autograder.probing import (
     raised,
     raises,
     source_of,
+    traced_equations,
 )
 
 hidden = ProbeSet("04-jit")
@@ -1545,23 +1546,12 @@ def _mlp_params(rng, sizes):
     ]
 
 
-def _dot_equations(jaxpr):
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "dot_general":
-            yield eqn
-        for param in eqn.params.values():
-            for inner in param if isinstance(param, (list, tuple)) else [param]:
-                inner = getattr(inner, "jaxpr", inner)
-                if hasattr(inner, "eqns"):
-                    yield from _dot_equations(inner)
-
-
 def _weakest_precision(fn, *args):
     """``"full"`` when every dot_general of ``fn`` traced on ``args`` runs at HIGHEST (or the
     F32_F32_F32 algorithm), else how the first other one is written."""
-    import jax
-
-    for eqn in _dot_equations(jax.make_jaxpr(fn)(*args).jaxpr):
+    for eqn in traced_equations(fn, *args):
+        if eqn.primitive.name != "dot_general":
+            continue
         p = eqn.params.get("precision")
         names = [getattr(q, "name", str(q)) for q in p] if isinstance(p, (list, tuple)) else None
         if names is not None and all(n == "HIGHEST" for n in names):
