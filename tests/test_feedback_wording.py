@@ -18,7 +18,7 @@ from autograder.config import ROOT, load_course
 from autograder.grading.collect import Submission
 from autograder.grading.judge import Scoring, judge
 from autograder.grading.records import Record
-from autograder.grading.report import feedback_html, message_html, report_html
+from autograder.grading.report.pages import feedback_html, message_html, report_html
 from autograder.probing import RETURNED_NONE, ProbeSet, compare_outputs, decode_outputs, encode_outputs
 from autograder.sandbox.run import RunOutcome
 

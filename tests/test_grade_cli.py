@@ -539,7 +539,7 @@ def test_on_a_terminal_a_line_said_while_the_bar_is_up_goes_above_it() -> None:
     import io
     from types import SimpleNamespace
 
-    from autograder.grading.console import Console
+    from autograder.grading.report.console import Console
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -694,7 +694,8 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
     one submission's grading or recording is that row's `error`; the batch goes on, and ends
     saying so with exit status 1 (the grader failed), its causes in OUT/grader.log."""
     from autograder.grading import batch as grade
-    from autograder.grading import grader, report
+    from autograder.grading import grader
+    from autograder.grading.report import pages as report
     from autograder.sandbox.run import RunOutcome
 
     raises = {"SYSTEM_EXIT": SystemExit(2), "INTERRUPT": KeyboardInterrupt(), "UNFORESEEN": Unforeseen()}

@@ -24,8 +24,7 @@ import pytest
 
 from autograder.config import ROOT, load_course
 from autograder.grading.collect import collect
-from autograder.grading.lms import identify, read_roster
-from autograder.grading.lms_export import (
+from autograder.grading.lms.export import (
     BLACKBOARD_COLUMNS,
     BRIGHTSPACE_COLUMNS,
     BRIGHTSPACE_END,
@@ -35,8 +34,9 @@ from autograder.grading.lms_export import (
     SYSTEMS,
     one_per_student,
 )
-from autograder.grading.lms_gradescope import with_submitters
-from autograder.grading.lms_layouts import owner_of
+from autograder.grading.lms.gradescope import with_submitters
+from autograder.grading.lms.layouts import owner_of
+from autograder.grading.lms.roster import identify, read_roster
 from autograder.grading.records import Record
 
 A = "01-broadcasting"
@@ -570,7 +570,7 @@ def test_the_command_line_says_a_bad_roster_in_one_line_and_writes_nothing(tmp_p
 def test_two_rows_claiming_one_student_are_both_kept_and_flagged(tmp_path: Path) -> None:
     """Two files that name one student (not one student's dated attempts) are both graded and
     kept; the import file uses one, and the instructor is told which, never silently."""
-    from autograder.grading.lms_export import claimed_twice, finish
+    from autograder.grading.lms.export import claimed_twice, finish
 
     def rec(name: str, total: float, student: str) -> Record:
         return Record(name, name, "", "graded", "", {"q1": total}, 10, [], [], student=student)

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.config import load_course
 from autograder.grading.records import Record
-from autograder.grading.report import (
+from autograder.grading.report.pages import (
     feedback_html,
     hidden_test_rates,
     histogram_figure,
@@ -187,7 +187,7 @@ def _diagnosed(name: str, q: str, *ids: str) -> Record:
 
 
 def test_the_report_counts_each_named_mistake_most_common_first() -> None:
-    from autograder.grading.report import mistake_counts
+    from autograder.grading.report.pages import mistake_counts
 
     records = [
         _diagnosed("a.ipynb", "q3", "q3_not_squared"),

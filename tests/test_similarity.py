@@ -10,7 +10,7 @@ from pathlib import Path
 from autograder.config import load_course
 from autograder.grading.collect import Submission
 from autograder.grading.records import Record, class_submissions, store_cells
-from autograder.grading.report import report_html, write_report
+from autograder.grading.report.pages import report_html, write_report
 from autograder.grading.similarity import class_pairs, given_cells, normalised
 
 A = load_course().assignment("01-broadcasting")

@@ -70,7 +70,7 @@ def run(options: GradeOptions) -> int:
     of N worker processes started for this run) grade on a cluster instead of this machine's
     pool of ``jobs`` threads (:mod:`autograder.grading.backends`); records are written here alike.
 
-    What it prints (:mod:`autograder.grading.console`): progress on stderr (a bar on a terminal, a line
+    What it prints (:mod:`autograder.grading.report.console`): progress on stderr (a bar on a terminal, a line
     per submission elsewhere), then with ``summary`` the gradebook's table and where the files
     are on stdout; ``quiet`` keeps only warnings and errors.
 
@@ -89,7 +89,7 @@ def run(options: GradeOptions) -> int:
     except OSError as e:
         if not disk_full(e):
             raise
-        from .console import Console
+        from .report.console import Console
 
         where = f" (writing {e.filename})" if e.filename else ""
         Console(quiet=options.quiet).warn(
@@ -127,9 +127,9 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     course = options.course or load_course()
     a = course.assignment(options.assignment)
     options.check()
-    from .lms import identify, read_roster, with_student
-    from .lms_export import check_systems, finish
-    from .lms_gradescope import with_submitters
+    from .lms.export import check_systems, finish
+    from .lms.gradescope import with_submitters
+    from .lms.roster import identify, read_roster, with_student
 
     check_systems(options.lms)
     roster = read_roster(options.roster) if options.roster is not None else None
@@ -142,10 +142,10 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
         if gpu_count() == 0:
             raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
     from .collect import collect
-    from .console import Console, plural, summary_text
     from .grader import Grader, GradingFailed, GradingSpec
     from .parts import parts_for
-    from .report import write_feedback, write_report
+    from .report.console import Console, plural, summary_text
+    from .report.pages import write_feedback, write_report
     from .review import apply_decisions, read_decisions
 
     subs, skipped = collect(submissions, a, course)
@@ -372,7 +372,7 @@ def _recorded(out: Path, record: Record, a: Assignment, grader: Grader, sub: Sub
 
 
 def _write_record(out: Path, record: Record, a: Assignment) -> None:
-    from .report import write_feedback
+    from .report.pages import write_feedback
 
     atomic_write(
         out / "results" / f"{record.key}.json",

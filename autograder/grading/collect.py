@@ -29,7 +29,7 @@ from ..config import Assignment, Course, Uploads
 from ..errors import NotebookError, UsageError, stops_the_batch
 from ..notebooks import code_cells, defined_names, executable_source, parse_notebook
 from ..probing.helpers import parse_python
-from . import lms_layouts
+from .lms import layouts
 
 if TYPE_CHECKING:
     import nbformat
@@ -81,7 +81,7 @@ class Submission:
     grader_fault: bool = False
     """``problem`` is the grader's own failure while reading it (status ``error``), not the file's"""
     student: str = ""
-    """who it is from (:func:`autograder.grading.lms.identify`), empty when unknown"""
+    """who it is from (:func:`autograder.grading.lms.roster.identify`), empty when unknown"""
     student_name: str = ""
     """that student's name, where the roster or the download gives one"""
 
@@ -128,7 +128,7 @@ def collect(path: Path, assignment: Assignment, course: Course) -> tuple[list[Su
         subs, skipped = [], []
         for entry in sorted(os.listdir(path)):
             name = display_name(entry)
-            if lms_layouts.is_junk(entry):  # __MACOSX, ._* and dot-files: an archiver's, never a student's
+            if layouts.is_junk(entry):  # __MACOSX, ._* and dot-files: an archiver's, never a student's
                 skipped.append(name)
             elif entry.lower().endswith((".ipynb", ".zip")):
                 subs.append(reader.guarded(name, reader.from_entry, path / entry, name))
@@ -205,24 +205,24 @@ class _Reader:
     def student_folder(self, path: Path, entry: str) -> bool:
         """Whether the folder ``path`` (not a link) is one student's submission: Moodle's folder
         of a student's uploaded files, or any folder holding a notebook or zip that is not
-        itself a download of many students (:func:`lms_layouts.looks_like_a_download`)."""
+        itself a download of many students (:func:`layouts.looks_like_a_download`)."""
         try:
             if not stat.S_ISDIR(path.lstat().st_mode):
                 return False
         except OSError:
             return False
-        if lms_layouts.submission_folder(entry) is not None:  # Moodle's, Brightspace's, Gradescope's
-            return lms_layouts.files_folder(entry)  # Moodle's onlinetext, comments: no notebook there
+        if layouts.submission_folder(entry) is not None:  # Moodle's, Brightspace's, Gradescope's
+            return layouts.files_folder(entry)  # Moodle's onlinetext, comments: no notebook there
         files, folders = _walk(path)
         top = [f for f in files if "/" not in f] + folders
-        holds = any(f.lower().endswith(lms_layouts.SUBMISSION_SUFFIXES) for f in files)
-        return holds and not lms_layouts.looks_like_a_download(top)
+        holds = any(f.lower().endswith(layouts.SUBMISSION_SUFFIXES) for f in files)
+        return holds and not layouts.looks_like_a_download(top)
 
     def from_student_folder(self, path: Path, name: str) -> Submission:
         """One student's folder (Moodle's ``Alice Smith_111_assignsubmission_file_/``): one row
-        named by the folder, graded on its notebook (:func:`lms_layouts.pick_notebook`)."""
+        named by the folder, graded on its notebook (:func:`layouts.pick_notebook`)."""
         files, _ = _walk(path)
-        chosen, problem = lms_layouts.pick_notebook(files, self.assignment.notebook)
+        chosen, problem = layouts.pick_notebook(files, self.assignment.notebook)
         if chosen is None:
             return self.invalid(name, problem or "holds no notebook (.ipynb) or zip")
         sub = self.from_entry(path / chosen, f"{name}/{chosen}")
@@ -327,7 +327,7 @@ class _Reader:
             base = PurePosixPath(member).name
             if base == ".OTTER_LOG":
                 notes.append("ignored .OTTER_LOG (never unpickled)")
-            junk = lms_layouts.junk_path(member) is not None  # __MACOSX, ._*: never the student's
+            junk = layouts.junk_path(member) is not None  # __MACOSX, ._*: never the student's
             if info.is_dir() or not member.lower().endswith(".ipynb") or junk:
                 continue
             if _unsafe(member):
@@ -365,16 +365,16 @@ class _Reader:
         for info in zf.infolist():
             member = info.filename
             name = display_name(member)
-            junk = lms_layouts.junk_path(member)
+            junk = layouts.junk_path(member)
             if junk is not None:  # __MACOSX, ._* and dot-files: an archiver's, never a student's
                 if display_name(junk) not in skipped:
                     skipped.append(display_name(junk))
                 continue
             if info.is_dir():
                 continue
-            folder = lms_layouts.moodle_prefix(member)
+            folder = layouts.moodle_prefix(member)
             if folder is not None and not _unsafe(member):
-                if lms_layouts.files_folder(PurePosixPath(folder).name):
+                if layouts.files_folder(PurePosixPath(folder).name):
                     moodle.setdefault(folder, []).append(info)
                 else:
                     skipped.append(name)
@@ -404,7 +404,7 @@ class _Reader:
     ) -> Submission:
         """Moodle's per-student folder inside a batch zip: as :meth:`from_student_folder`."""
         by_path = {info.filename[len(folder) + 1 :]: info for info in infos}
-        chosen, problem = lms_layouts.pick_notebook(list(by_path), self.assignment.notebook)
+        chosen, problem = layouts.pick_notebook(list(by_path), self.assignment.notebook)
         if chosen is None:
             return self.invalid(name, problem or "holds no notebook (.ipynb) or zip")
         content = self._read_member(zf, by_path[chosen])
@@ -480,7 +480,7 @@ FOLDER_MAX_ENTRIES = 2_000
 def _walk(folder: Path) -> tuple[list[str], list[str]]:
     """``(files, folders)`` of ``folder``: the relative ``/``-separated paths of its regular
     files at any depth (to :data:`FOLDER_MAX_DEPTH`; links are never followed, junk is left out:
-    :func:`lms_layouts.is_junk`), and the names of its own subfolders."""
+    :func:`layouts.is_junk`), and the names of its own subfolders."""
     files: list[str] = []
     folders: list[str] = []
     stack: list[tuple[Path, str, int]] = [(folder, "", 0)]
@@ -495,7 +495,7 @@ def _walk(folder: Path) -> tuple[list[str], list[str]]:
             seen += 1
             if seen > FOLDER_MAX_ENTRIES:
                 return sorted(files), folders
-            if lms_layouts.is_junk(entry):
+            if layouts.is_junk(entry):
                 continue
             try:
                 mode = (here / entry).lstat().st_mode

@@ -57,10 +57,10 @@ class GradeOptions:
     scheduler: str | None = None
     cluster: str | None = None
     roster: Path | None = None
-    """the class's roster CSV (:func:`autograder.grading.lms.read_roster`): who each row is from,
+    """the class's roster CSV (:func:`autograder.grading.lms.roster.read_roster`): who each row is from,
     and who submitted nothing (``OUT/missing.csv``)"""
     lms: Sequence[str] = ()
-    """the LMSs to write an import file for (:mod:`autograder.grading.lms_export`)"""
+    """the LMSs to write an import file for (:mod:`autograder.grading.lms.export`)"""
     lms_column: str | None = None
     """the grade column's name in those files (default: from the assignment's title)"""
     diagnose: bool = True

@@ -64,7 +64,7 @@ def main(
     *, out: Path, submission: str | None = None, question: str | None = None, decision: str | None = None
 ) -> int:
     from ..config import load_course
-    from .report import write_feedback, write_report
+    from .report.pages import write_feedback, write_report
 
     out = Path(out).expanduser().absolute()
     batch = out / "batch.json"
@@ -107,7 +107,7 @@ def main(
     questions = list(a.questions)
     write_gradebook(out / "gradebook.csv", rows, questions)
     write_report(out, rows, a, questions, class_submissions(out, rows, []))
-    from .lms_export import rewrite_imports
+    from .lms.export import rewrite_imports
 
     lines = rewrite_imports(out, rows, a, lambda m: print(f"warning: {m}", file=sys.stderr))
     print(f"{submission} {question}: {decision}; it now scores {updated.total:g} / {updated.possible:g}")

@@ -55,10 +55,10 @@ from ...sandbox import landlock
 from ...sandbox.run import remove_tree
 from ...sandbox.zygote import Zygote
 from ..collect import Submission
-from ..console import Console
 from ..grader import Grader, GradingFailed
 from ..judge import make_record
 from ..records import Record
+from ..report.console import Console
 
 #: On a LocalCluster: a submission whose worker died this many times plus one is ``crashed``.
 ALLOWED_FAILURES = 2

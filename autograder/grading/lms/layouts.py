@@ -29,10 +29,10 @@ ones each LMS writes, read from its own source or documentation:
   student's submissions.
 - **Gradescope** ("Export Submissions"): one folder ``submission_<id>`` per submission, and
   ``submission_metadata.yml`` mapping each folder to its submitters (``:name:``, ``:sid:``,
-  ``:email:``), read by :mod:`autograder.grading.lms_gradescope`.
+  ``:email:``), read by :mod:`autograder.grading.lms.gradescope`.
 
 A name that fits none of them (``alice.ipynb``) has no identifier: its ``student`` is empty unless
-a roster (:func:`autograder.grading.lms.read_roster`) names it. Nothing here reads a file:
+a roster (:func:`autograder.grading.lms.roster.read_roster`) names it. Nothing here reads a file:
 these are names only, which :mod:`autograder.grading.collect` and :mod:`autograder.grading.lms`
 read.
 """

@@ -5,7 +5,7 @@ beside them, ``submission_metadata.yml``: each folder's name mapped to its ``:su
 list: a group submission has several), each with ``:name:``, ``:sid:`` and ``:email:``, as
 Gradescope's roster has them; otter-grader's own Gradescope parser reads the same keys. The file
 is Gradescope's, not a student's: the export's folder names are matched to it exactly
-(:data:`autograder.grading.lms_layouts.GRADESCOPE_FOLDER`), and nothing in it is run. Ruby's own
+(:data:`autograder.grading.lms.layouts.GRADESCOPE_FOLDER`), and nothing in it is run. Ruby's own
 tags (``!ruby/object:BigDecimal`` scores) are read as plain values.
 """
 
@@ -16,8 +16,8 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .lms import Roster, Student
-from .lms_layouts import GRADESCOPE_FOLDER, is_junk
+from .layouts import GRADESCOPE_FOLDER, is_junk
+from .roster import Roster, Student
 
 METADATA = "submission_metadata.yml"
 METADATA_MAX_BYTES = 16 * 2**20

@@ -15,7 +15,7 @@ from statistics import mean, median
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from .records import Record
+    from ..records import Record
 
 #: Rows of the summary table printed at the end; the gradebook holds them all.
 SUMMARY_ROWS = 40

@@ -1,5 +1,5 @@
 """The instructor's roster (``grade --roster CSV``): which student each submission is from, and
-who submitted nothing. What a download's names say is :mod:`autograder.grading.lms_layouts`'s.
+who submitted nothing. What a download's names say is :mod:`autograder.grading.lms.layouts`'s.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
-from .lms_layouts import SUBMISSION_SUFFIXES, owner_of
-from .records import Record, atomic_write
+from ...errors import UsageError
+from ..records import Record, atomic_write
+from .layouts import SUBMISSION_SUFFIXES, owner_of
 
 if TYPE_CHECKING:
-    from .collect import Submission
+    from ..collect import Submission
 
 
 #: Columns a roster may have, beside the required ``id`` and ``name``, each matched against what a
@@ -71,7 +71,7 @@ class Roster:
     students: tuple[Student, ...]
     submitters: Mapping[str, tuple[Student, ...]] = field(default_factory=dict)
     """a Gradescope export's ``submission_metadata.yml``: its submission ids, each with its
-    submitters (:mod:`autograder.grading.lms_gradescope`)"""
+    submitters (:mod:`autograder.grading.lms.gradescope`)"""
     submitters_from: Path | None = None
     """the Gradescope export ``submitters`` were read from; the roster's ``path`` where the
     export's submitters are the whole roster"""

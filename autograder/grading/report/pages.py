@@ -25,13 +25,13 @@ from statistics import mean, median
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ..config import Assignment
-from .lms_layouts import marked_late_by
-from .records import atomic_write
+from ...config import Assignment
+from ..lms.layouts import marked_late_by
+from ..records import atomic_write
 
 if TYPE_CHECKING:
-    from .collect import Submission
-    from .records import Record
+    from ..collect import Submission
+    from ..records import Record
 
 _STYLE = """<style>
 body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}
@@ -428,7 +428,7 @@ def similar_section(
     """The report's section on similar submissions (:mod:`autograder.grading.similarity`), among
     those of ``submissions`` that are rows of ``records``; ``""`` without any. It reads code
     only and changes no record; when it fails, the report says so and is written all the same."""
-    from .similarity import class_pairs, report_section
+    from ..similarity import class_pairs, report_section
 
     rows = {r.submission for r in records}
     compared = [s for s in submissions if s.name in rows and s.problem is None]

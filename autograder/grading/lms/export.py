@@ -43,13 +43,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
-from .lms import Roster, Student, missing
-from .lms_layouts import owner_of
-from .records import Record, atomic_write, csv_text, format_points
+from ...errors import UsageError
+from ..records import Record, atomic_write, csv_text, format_points
+from .layouts import owner_of
+from .roster import Roster, Student, missing
 
 if TYPE_CHECKING:
-    from ..config import Assignment
+    from ...config import Assignment
 
 SYSTEMS = ("canvas", "moodle", "blackboard", "brightspace", "gradescope")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -323,8 +323,8 @@ def rewrite_imports(
     """Write the import files again as the last ``grade`` into ``out`` asked for them."""
     import json
 
-    from .lms import read_roster
-    from .lms_gradescope import with_submitters
+    from .gradescope import with_submitters
+    from .roster import read_roster
 
     try:
         data = json.loads((out / ".cache" / "exports.json").read_text(encoding="utf-8"))
