@@ -215,3 +215,16 @@ def read_pins(path: Path) -> dict[str, tuple[str, set[str]]]:
 def pins() -> Callable[[Path], dict[str, tuple[str, set[str]]]]:
     """:func:`read_pins`, for tests that compare requirement files with the lock file."""
     return read_pins
+
+
+@pytest.fixture(scope="session")
+def gate_bypass_cell() -> str:
+    """One of issue 38's gate bypasses, for the backends' end-to-end tests: ``outer`` (01 q2, which
+    forbids ``jnp.outer``) hands its work to ``jnp.outer`` through a ``global`` declared in a class
+    body. Wherever it is graded it earns nothing for q2 (lost with the line, or held for review)."""
+    return (
+        "import jax.numpy as jnp\n"
+        "def outer(x, y):\n    return helper(x, y)\n"
+        "def helper(x, y):\n    return x\n"
+        "class C:\n    global helper\n    helper = jnp.outer\n"
+    )

@@ -62,9 +62,10 @@ def results(out: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def batch(tmp_path_factory: pytest.TempPathFactory, gate_bypass_cell: str) -> Path:
     """Four submissions: full marks, the stub, one unreadable (its row is made before any
-    cluster is reached) and one that loses a question; three tasks, so that with two workers one
+    cluster is reached) and one that loses two questions (a wrong softmax, and q2 through a gate
+    bypass); three tasks, so that with two workers one
     grades two. Each sandboxed notebook costs seconds of CPU on every backend, so no more."""
     from autograder.release import build
 
@@ -81,8 +82,19 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (subs / "carol.ipynb").write_text("{ not json")
     partial = nbformat.read(tmp / "build" / A / "reference.ipynb", as_version=4)
     partial.cells.append(nbformat.v4.new_code_cell("def softmax(x, axis=-1):\n    return x"))
+    partial.cells.append(nbformat.v4.new_code_cell(gate_bypass_cell))
     nbformat.write(partial, subs / "dave.ipynb")
     return subs
+
+
+def q2_earns_nothing(out: Path, submission: str) -> None:
+    """The bypass earns nothing for q2 there: the question is lost (the line named) or held for review."""
+    row = rows(out)[submission]
+    assert row["status"] == "graded" and float(row["q2"]) == 0, row
+    record = results(out)[f"{submission}.json"]
+    held = record["extra_data"].get("review", {})
+    lost = [t for t in record["tests"] if t["name"].startswith("q2") and t["score"] == 0]
+    assert "q2" in held or lost, record
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +104,7 @@ def baseline(batch: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     proc = cli(*grade_args(batch, out, "--jobs", "2", "--quiet"))
     assert proc.returncode == 0, proc.stderr
     assert len(rows(out)) == 4
+    q2_earns_nothing(out, "dave.ipynb")
     return out
 
 

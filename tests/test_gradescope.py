@@ -223,7 +223,10 @@ def test_requirements_pin_what_the_grader_imports_and_all_they_need(
 
 
 def test_honest_reference_scores_full_marks_and_the_attack_zero(
-    built: Path, tmp_path: Path, gradescope: Callable[[Path, list[Path], Path], dict[str, dict[str, Any]]]
+    built: Path,
+    tmp_path: Path,
+    gradescope: Callable[[Path, list[Path], Path], dict[str, dict[str, Any]]],
+    gate_bypass_cell: str,
 ) -> None:
     a = COURSE.assignment(A)
     work = tmp_path / "gradescope"
@@ -235,8 +238,11 @@ def test_honest_reference_scores_full_marks_and_the_attack_zero(
     nbformat.write(stub, subs / "attack.ipynb")
     reference = subs / "reference.ipynb"
     reference.write_bytes((built.parent / "reference.ipynb").read_bytes())
+    bypass = nbformat.read(reference, as_version=4)
+    bypass.cells.append(nbformat.v4.new_code_cell(gate_bypass_cell))
+    nbformat.write(bypass, subs / "bypass.ipynb")
 
-    results = gradescope(built, [reference, subs / "attack.ipynb"], work)
+    results = gradescope(built, [reference, subs / "attack.ipynb", subs / "bypass.ipynb"], work)
 
     honest = results["reference.ipynb"]
     assert honest["extra_data"]["status"] == "graded", honest["output"]
@@ -248,6 +254,14 @@ def test_honest_reference_scores_full_marks_and_the_attack_zero(
     assert attack["score"] == 0, attack["output"]
     assert all(t["score"] == 0 for t in attack["tests"])
     assert any("the attack ran to its end; stolen: []" in n for n in attack["extra_data"]["notes"]), attack
+
+    # Issue 38's gate bypass earns nothing for q2 here either: lost, or held (0 on Gradescope,
+    # whose manual grading takes over).
+    bypassed = results["bypass.ipynb"]
+    q2 = [t for t in bypassed["tests"] if t["name"].startswith("q2")]
+    assert bypassed["extra_data"]["status"] == "graded", bypassed["output"]
+    assert q2 and all(t["score"] == 0 for t in q2), q2
+    assert bypassed["score"] == 100 - a.questions["q2"].points, bypassed["output"]
 
     # Control: the same cell outside the sandbox, on the unpacked zip, does find the solution
     # and makes the stub functions right: a leak in the sandbox would have scored.
