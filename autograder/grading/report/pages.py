@@ -76,6 +76,7 @@ def _percent(part: float, whole: float) -> str:
 
 
 def feedback_html(record: Record, assignment: Assignment) -> str:
+    """One student's page (``templates/feedback.html.j2``)."""
     ran = [t for t in record.tests if _ran(t)]
     maxima = _question_maxima([record])
     questions = [
@@ -96,8 +97,8 @@ def feedback_html(record: Record, assignment: Assignment) -> str:
 
 
 def write_feedback(out: Path, record: Record, assignment: Assignment) -> None:
-
-    atomic_write(out / "feedback" / f"{record.key}.html", feedback_html(record, assignment))
+    page = feedback_html(record, assignment)
+    atomic_write(out / "feedback" / f"{record.key}.html", page)
 
 
 # -- class report --------------------------------------------------------------------------------
@@ -289,7 +290,8 @@ def write_report(
 ) -> None:
     """``out/report.html``, with the similarity stage's ``similarity`` (what the batch stored
     beside the records: :func:`autograder.grading.similarity.read_comparison`)."""
-    atomic_write(out / "report.html", report_html(records, assignment, questions, similarity, out))
+    page = report_html(records, assignment, questions, similarity, out)
+    atomic_write(out / "report.html", page)
 
 
 # -- templates -----------------------------------------------------------------------------------
