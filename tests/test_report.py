@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
+import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +154,7 @@ _MEASURE = """<script>addEventListener("load", () => {
 def test_the_similarity_section_fits_a_1280_pixel_window(tmp_path: Path) -> None:
     """LMS names are long and unbroken (Canvas's, Brightspace's), a student's line of code too:
     in a 1280 px wide window nothing of the section reaches past the window's edge."""
-    from autograder.grading.similarity import Pair, Shared, report_section
+    from autograder.grading.similarity import Comparison, Pair, Shared
 
     names = [
         f"smithalice{'x' * 30}_LATE_12345_67890_broadcasting_2026_11_28T00_54_37_066501.zip",
@@ -162,7 +165,7 @@ def test_the_similarity_section_fits_a_1280_pixel_window(tmp_path: Path) -> None
     pairs = [Pair(names[0], names[1], 9, 0.9, (shared,) * 3)]
     records = [_record(n, (True, True, True), True) for n in names]
     page = tmp_path / "report.html"
-    html_text = report_html(records, A, ["q1", "q2"], report_section(pairs, 2))
+    html_text = report_html(records, A, ["q1", "q2"], Comparison(2, tuple(pairs)))
     page.write_text(html_text.replace("</body>", _MEASURE + "</body>"))
     proc = subprocess.run(
         [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
@@ -210,3 +213,43 @@ def test_the_report_counts_each_named_mistake_most_common_first() -> None:
     assert "Known mistakes" not in report_html(RECORDS, A, ["q1", "q2"])
     feedback = feedback_html(records[0], A)
     assert "<h2>Known mistakes</h2>" in feedback and "q3 looks like q3_not_squared." in feedback
+
+
+GOLDEN = Path(__file__).parent / "golden"
+PACKAGE = Path(__file__).resolve().parents[1] / "autograder"
+
+
+def test_the_golden_feedback_page_is_the_page_of_the_golden_results() -> None:
+    """tests/golden's feedback page (what ``make demo`` writes for partial.ipynb, compared in
+    tests/test_readme_commands.py) is what the page template makes of the golden results."""
+    record = Record.from_results(json.loads((GOLDEN / "demo-partial-results.json").read_text()))
+    # The file lists questions sorted by name (sort_keys); the record holds the notebook's order.
+    record = replace(record, questions={q: record.questions[q] for q in A.questions if q in record.questions})
+    assert feedback_html(record, A) == (GOLDEN / "demo-partial-feedback.html").read_text()
+
+
+def test_no_page_escapes_by_hand() -> None:
+    """The pages come from templates that escape every value (autoescape): no code of the report
+    or of the similarity stage escapes HTML itself, where one forgotten call is a hole."""
+    files = [*(PACKAGE / "grading" / "report").rglob("*.py"), PACKAGE / "grading" / "similarity.py"]
+    by_hand = re.compile(r"\bhtml\.escape\b|\bescape\(|^import html\b|^from html import", re.M)
+    found = [f"{f.relative_to(PACKAGE)}: {m.group()}" for f in files for m in by_hand.finditer(f.read_text())]
+    assert not found, found
+
+
+def test_the_page_templates_ship_with_the_package() -> None:
+    """Every file under a package's ``templates/`` is package data in pyproject.toml (a wheel
+    leaves out what is not), and the pages' environment escapes and refuses undefined names."""
+    from jinja2 import StrictUndefined
+
+    from autograder.grading.report.pages import _environment
+
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]["autograder"]
+    shipped = [f for f in PACKAGE.rglob("templates/*") if f.is_file()]
+    assert any(f.suffix == ".j2" for f in shipped)
+    for f in shipped:
+        assert any(f.relative_to(PACKAGE).match(p) for p in patterns), f
+    env = _environment()
+    assert env.undefined is StrictUndefined
+    assert all(env.autoescape(name) for name in env.list_templates())  # type: ignore[operator]

@@ -65,6 +65,8 @@ def test_hold_decide_and_regrade(subs: Path, tmp_path: Path, capsys: pytest.Capt
     assert "Held for review" in page and "a person will read" in page
     report = (out / "report.html").read_text()
     assert report.index("Held for your review (1)") < report.index("<h2>Questions, worst first")
+    pair = "<details><summary>held.ipynb and honest.ipynb: "  # the same code: a similar pair
+    assert pair in report
 
     listed = cli("review", str(out))
     assert listed.returncode == 0 and "held.ipynb q8 (7 points if kept)" in listed.stdout, listed
@@ -76,7 +78,9 @@ def test_hold_decide_and_regrade(subs: Path, tmp_path: Path, capsys: pytest.Capt
     assert (
         "reviewed by your instructor: the rule was kept" in (out / "feedback" / "held.ipynb.html").read_text()
     )
-    assert "Held for your review" not in (out / "report.html").read_text()
+    report = (out / "report.html").read_text()
+    assert "Held for your review" not in report
+    assert pair in report  # review has no submission in hand: the similarity stage's stored result
 
     # Graded again (here by --regrade), the decision recorded for these bytes still stands.
     assert batch.main(assignment=A, submissions=subs, out=out, seed=SEED, quiet=True, regrade=True) == 0

@@ -7,11 +7,14 @@ import hashlib
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from autograder.config import load_course
+from autograder.grading import similarity
 from autograder.grading.collect import Submission
-from autograder.grading.records import Record, class_submissions, store_cells
+from autograder.grading.records import Record
 from autograder.grading.report.pages import report_html, write_report
-from autograder.grading.similarity import class_pairs, given_cells, normalised
+from autograder.grading.similarity import class_pairs, compare_class, given_cells, normalised, read_comparison
 
 A = load_course().assignment("01-broadcasting")
 GIVEN = given_cells(A.master)  # the notebook as handed out: given cells and stubs
@@ -185,7 +188,7 @@ def test_the_report_shows_shared_code_side_by_side_escaped_and_changes_no_score(
         for s in subs
     ]
     before = copy.deepcopy(records)
-    write_report(tmp_path, records, A, list(A.questions), subs)
+    write_report(tmp_path, records, A, list(A.questions), compare_class(tmp_path, records, subs, A))
     assert records == before  # nothing written back into a row
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "<h2>Similar submissions</h2>" in page
@@ -204,29 +207,84 @@ def test_the_report_shows_shared_code_side_by_side_escaped_and_changes_no_score(
 def test_a_row_without_code_is_not_compared(tmp_path: Path) -> None:
     invalid = Submission("x.ipynb", "x.ipynb", "0" * 64, problem="is not a notebook")
     records = [Record("x.ipynb", "x.ipynb", "0" * 64, "invalid", "bad", {}, 100.0, [], [])]
-    write_report(tmp_path, records, A, list(A.questions), [invalid])
+    assert compare_class(tmp_path, records, [invalid], A).compared == 0
+    write_report(tmp_path, records, A, list(A.questions), read_comparison(tmp_path))
     assert "Similar submissions" not in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def _rows(*subs: Submission) -> list[Record]:
+    return [Record(s.name, s.key, s.fingerprint, "graded", "ok", {"q1": 20.0}, 100.0, [], []) for s in subs]
+
+
+def _section(out: Path) -> str:
+    page = (out / "report.html").read_text(encoding="utf-8")
+    return page[page.index("<h2>Similar submissions</h2>") : page.index("<h2>Every submission")]
 
 
 def test_a_late_file_is_compared_with_the_class_graded_before(tmp_path: Path) -> None:
     """The folder is the class: a run that grades only a late file still compares the whole
-    class, from the code earlier runs kept for the same bytes (never another file's)."""
+    class, from what the stage stored for the earlier runs' bytes (never another file's)."""
     a, b, late = (
         submission("a.ipynb", HONEST),
         submission("b.ipynb", RENAMED),
         submission("late.ipynb", RENAMED),
     )
-    for s in (a, b):
-        store_cells(tmp_path, s)
-    store_cells(tmp_path, replace(late, fingerprint="f" * 64))  # a resubmission's older bytes
-    records = [
-        Record(s.name, s.key, s.fingerprint, "graded", "ok", {"q1": 20.0}, 100.0, [], [])
-        for s in (a, b, late)
-    ]
-    compared = class_submissions(tmp_path, records, [late])
-    assert [s.name for s in compared] == ["a.ipynb", "b.ipynb", "late.ipynb"]
-    assert compared[2] is late  # this run's own, not the stale kept copy
-    write_report(tmp_path, records, A, list(A.questions), compared)
-    page = (tmp_path / "report.html").read_text(encoding="utf-8")
-    section = page[page.index("<h2>Similar submissions</h2>") : page.index("<h2>Every submission")]
+    earlier = replace(submission("late.ipynb", OTHER_SHAPE), fingerprint="f" * 64)  # its older bytes
+    assert compare_class(tmp_path, _rows(a, b, earlier), [a, b, earlier], A).compared == 3
+    rows = _rows(a, b, late)
+    found = compare_class(tmp_path, rows, [late], A)  # this run grades the late file alone
+    assert found.compared == 3
+    assert {(p.left, p.right) for p in found.pairs} == {
+        ("a.ipynb", "b.ipynb"),
+        ("a.ipynb", "late.ipynb"),
+        ("b.ipynb", "late.ipynb"),
+    }
+    write_report(tmp_path, rows, A, list(A.questions), found)
+    section = _section(tmp_path)
     assert "a.ipynb" in section and "b.ipynb" in section and "late.ipynb" in section
+
+
+def test_unchanged_bytes_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stage keeps each file's fingerprinted functions by the file's fingerprint: graded
+    again into the same folder, unchanged bytes are not read; changed ones are."""
+    subs = [submission("a.ipynb", HONEST), submission("b.ipynb", RENAMED), submission("d.ipynb", OTHER_SHAPE)]
+    first = compare_class(tmp_path, _rows(*subs), subs, A)
+    read: list[str] = []
+    reader = similarity.submission_functions
+
+    def counted(submissions, names, given=()):  # type: ignore[no-untyped-def]
+        submissions = list(submissions)
+        read.extend(s.name for s in submissions)
+        return reader(submissions, names, given)
+
+    monkeypatch.setattr(similarity, "submission_functions", counted)
+    assert compare_class(tmp_path, _rows(*subs), subs, A) == first
+    assert read == []
+    changed = replace(submission("d.ipynb", RENAMED), fingerprint="e" * 64)
+    again = compare_class(tmp_path, _rows(*subs[:2], changed), [changed], A)
+    assert read == ["d.ipynb"] and len(again.pairs) == 3
+
+
+def test_the_report_renders_the_stored_stage_and_reads_no_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``autograder review`` rewrites the report with no submission in hand: from what the stage
+    stored, the same section, and without reading a notebook or the master."""
+    subs = [submission("a.ipynb", HONEST), submission("b.ipynb", RENAMED)]
+    rows = _rows(*subs)
+    found = compare_class(tmp_path, rows, subs, A)
+    write_report(tmp_path, rows, A, list(A.questions), found)
+    graded = _section(tmp_path)
+    assert "a.ipynb and b.ipynb" in graded
+    (tmp_path / "report.html").unlink()
+
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the report read code")
+
+    for name in ("submission_functions", "given_cells", "given_hashes", "class_pairs"):
+        monkeypatch.setattr(similarity, name, no_reading)
+    stored = read_comparison(tmp_path)
+    assert stored == found
+    write_report(tmp_path, rows, A, list(A.questions), stored)
+    assert _section(tmp_path) == graded
+    assert read_comparison(tmp_path / "nowhere") is None

@@ -20,7 +20,7 @@ from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 # Light imports only: the grader's own (nbformat, NumPy, JAX: ~1.5 s) come in main, once the
 # zygote has started importing beside them.
@@ -31,14 +31,14 @@ from .records import (
     Record,
     atomic_write,
     batch_seed,
-    class_submissions,
     disk_full,
     read_record,
     read_records,
     still_good,
-    store_cells,
     write_gradebook,
 )
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from ..config import Assignment
@@ -147,6 +147,7 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     from .report.console import Console, plural, summary_text
     from .report.pages import write_feedback, write_report
     from .review import apply_decisions, read_decisions
+    from .similarity import compare_class
 
     subs, skipped = collect(submissions, a, course)
     questions = list(a.questions)
@@ -282,11 +283,10 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
     for r in records.values():
         if not (out / "feedback" / f"{r.key}.html").exists():
             _guarded(write_feedback, out, r, a)
-    for s in subs:
-        if not s.problem:
-            _guarded(store_cells, out, s)
-    # The similarity section compares the whole class in OUT: this run's and earlier runs' code.
-    write_report(out, rows(), a, questions, class_submissions(out, rows(), subs))
+    # The similarity stage compares the whole class in OUT: this run's code and what earlier
+    # runs stored of theirs. The report then renders the records and what the stage found.
+    similarity = _guarded(compare_class, out, rows(), subs, a)
+    write_report(out, rows(), a, questions, similarity)
     lms_lines = finish(out, rows(), a, roster, options.lms, options.lms_column, console.warn)
     if options.summary and not console.quiet:
         print(summary_text(rows(), questions, out, graded=len(todo), kept=kept + len(earlier)), flush=True)
@@ -381,13 +381,15 @@ def _write_record(out: Path, record: Record, a: Assignment) -> None:
     write_feedback(out, record, a)
 
 
-def _guarded(write: Callable[..., None], *args: Any) -> None:
-    """``write(*args)``, whose failure (but a full disk's, or Ctrl-C) costs only what it writes."""
+def _guarded(write: Callable[..., T], *args: Any) -> T | None:
+    """``write(*args)``, whose failure (but a full disk's, or Ctrl-C) costs only what it writes
+    (``None`` then)."""
     try:
-        write(*args)
+        return write(*args)
     except BaseException as e:
         if stops_the_batch(e) or disk_full(e):
             raise
+        return None
 
 
 def _make_out(out: Path) -> None:

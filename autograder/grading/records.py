@@ -285,34 +285,3 @@ def batch_seed(out: Path, seed: int | None, assignment: str | None = None) -> in
         entry["assignment"] = assignment or held
     atomic_write(path, json.dumps(entry) + "\n")
     return seed
-
-
-def store_cells(out: Path, sub: Submission) -> None:
-    """Keep ``sub``'s cells under ``OUT/.cache/cells/`` (private): the class report's similarity
-    section compares every submission of the folder, those graded by earlier runs included."""
-    atomic_write(
-        out / ".cache" / "cells" / f"{sub.key}.json",
-        json.dumps({"name": sub.name, "fingerprint": sub.fingerprint, "cells": list(sub.cells)}),
-        private=True,
-    )
-
-
-def class_submissions(out: Path, records: list[Record], graded_now: list[Submission]) -> list[Submission]:
-    """The submissions behind ``records`` whose code can be compared: this run's, then those
-    earlier runs kept (:func:`store_cells`) for the same bytes."""
-    from .collect import Submission
-
-    now = {s.name: s for s in graded_now}
-    found: list[Submission] = []
-    for r in records:
-        if r.submission in now:
-            found.append(now[r.submission])
-            continue
-        try:
-            data = json.loads((out / ".cache" / "cells" / f"{r.key}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("fingerprint") == r.fingerprint:
-            cells = tuple(str(c) for c in data.get("cells", []))
-            found.append(Submission(r.submission, r.key, r.fingerprint, cells))
-    return found

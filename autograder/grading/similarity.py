@@ -21,6 +21,11 @@ A pair is listed when they share at least :data:`MIN_SHARED` fingerprints and th
 least :data:`MIN_SHARE` of the smaller one's. That is a pointer for a human, never evidence by
 itself: short functions have few ways to be written, and a copy rewritten by hand (other
 statements, another algorithm) is not found. Nothing here changes a record or a score.
+
+It is a stage of the batch, after grading (:func:`compare_class`): its result is stored with the
+records, in ``OUT/similarity.json``, with each file's fingerprinted functions keyed by the file's
+fingerprint, so that the next run into OUT reads only new bytes and still compares the whole
+class; the report renders what it stored (:func:`read_comparison`).
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import html
 import io
+import json
 import keyword
 import math
 import re
@@ -38,14 +43,16 @@ from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..notebooks import executable_source
 from ..probing.helpers import parse_python
+from .records import atomic_write
 
 if TYPE_CHECKING:
     from ..config import Assignment
     from .collect import Submission
+    from .records import Record
 
 #: Tokens in one hashed run. Shorter runs match between honest solutions by chance (a call with
 #: its arguments is ~8 tokens); longer ones miss copies of short functions.
@@ -376,77 +383,183 @@ def submission_functions(
     return out
 
 
+def given_of(assignment: Assignment) -> Container[int]:
+    """The hashes of the code ``assignment``'s master gives every student (read once per master
+    version); none without the master: nothing is discounted, and a pair is still a pointer."""
+    try:
+        return _given_hashes_of(assignment.master, assignment.master.stat().st_mtime_ns)
+    except Exception:  # noqa: BLE001 - see above
+        return frozenset()
+
+
 def class_pairs(submissions: Iterable[Submission], assignment: Assignment) -> list[Pair]:
     """The pairs of ``submissions`` (of ``assignment``) to list in the class report."""
-    try:
-        given: Container[int] = _given_hashes_of(assignment.master, assignment.master.stat().st_mtime_ns)
-    except Exception:  # noqa: BLE001 - without the master, nothing is discounted: still a pointer
-        given = frozenset()
     names = list(assignment.function_question())
-    return similar_pairs(submission_functions(submissions, names, given))
+    return similar_pairs(submission_functions(submissions, names, given_of(assignment)))
 
 
-def line_marks(source: str, lines: frozenset[int]) -> Iterator[tuple[str, bool]]:
-    """Each line of ``source`` with whether shared code covers it."""
-    for i, line in enumerate(source.rstrip("\n").split("\n"), 1):
-        yield line, i in lines
+# -- the stage: stored with the records ----------------------------------------------------------
+
+#: The stage's file in OUT, beside ``results/`` (private: it holds students' code).
+STORED = "similarity.json"
 
 
-# -- the class report's section ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Comparison:
+    """What the similarity stage found in a class: what the report's section shows."""
 
-#: Pairs shown in full in the report; more are listed by name only.
-SHOWN_PAIRS = 20
-#: Lines of one function shown; a longer one is cut there.
-SHOWN_LINES = 80
-
-
-def _code(source: str, lines: frozenset[int]) -> str:
-    shown = list(line_marks(source, lines))
-    rows = [
-        f"<mark>{html.escape(text) or ' '}</mark>" if marked else html.escape(text)
-        for text, marked in shown[:SHOWN_LINES]
-    ]
-    if len(shown) > SHOWN_LINES:
-        rows.append(f"... ({len(shown) - SHOWN_LINES} more lines)")
-    return "<pre>" + "\n".join(rows) + "</pre>"
+    compared: int
+    """the submissions whose code was compared (a row without readable code is not)"""
+    pairs: tuple[Pair, ...] = ()
+    failed: str = ""
+    """the exception's name where the comparison failed (the report says so; no score changes)"""
 
 
-def report_section(pairs: Sequence[Pair], compared: int) -> str:
-    """The class report's section on ``pairs`` (among ``compared`` submissions): each pair with
-    the functions they share code in, side by side, the shared lines marked. Everything that
-    came from a submission is HTML-escaped."""
-    e = html.escape
-    intro = (
-        "<h2>Similar submissions</h2><p>Pairs whose graded functions are alike once names, comments, "
-        f"strings and layout are set aside ({compared} submissions compared; code the notebook gives "
-        "every student and code most of the class wrote alike are not counted). A pointer for a "
-        "person to read, never evidence by itself: short functions have few ways to be written. "
-        "Scores are not affected.</p>"
+def compare_class(
+    out: Path, records: Sequence[Record], graded_now: Sequence[Submission], assignment: Assignment
+) -> Comparison:
+    """The similarity stage: the class in ``out`` (every row of ``records``) compared, and stored
+    in ``out/similarity.json`` with each file's graded functions fingerprinted, keyed by the
+    file's fingerprint. A file of ``graded_now`` (this run's) is read unless its bytes were read
+    before; a row an earlier run kept is compared from what that run stored. A row without
+    readable code (a problem, or a row no run stored) is not compared. It changes no record; its
+    own failure is the comparison's ``failed``, never the batch's."""
+    names = sorted(assignment.function_question())
+    method = _method(names)
+    stored = _read_stored(out)
+    known = stored.get("files", {}) if stored.get("method") == method else {}
+    now = {s.name: s for s in graded_now}
+    files: dict[str, dict[str, Function]] = {}
+    compared: dict[str, str] = {}  # submission -> its file's fingerprint
+    failed = ""
+    pairs: list[Pair] = []
+    try:
+        for r in records:
+            sub = now.get(r.submission)
+            if sub is not None and sub.problem is not None:
+                continue
+            if r.fingerprint not in files:
+                if isinstance(known.get(r.fingerprint), dict):
+                    files[r.fingerprint] = _functions_from_json(known[r.fingerprint])
+                elif sub is not None:  # bytes no run read before: fingerprinted once
+                    files[r.fingerprint] = submission_functions([sub], names)[sub.name]
+                else:
+                    continue
+            compared[r.submission] = r.fingerprint
+        if len(compared) >= 2:  # one file alone (a late one, a student's own check): nothing to pair
+            given = given_of(assignment)
+            pairs = similar_pairs({sub: _less(files[fp], given) for sub, fp in compared.items()})
+    except Exception as e:  # noqa: BLE001 - a pointer for people: never the batch's failure
+        failed, pairs = type(e).__name__, []
+    result = Comparison(len(compared), tuple(pairs), failed)
+    kept = {fp: files[fp] for fp in compared.values() if fp in files}
+    atomic_write(
+        out / STORED,
+        json.dumps(
+            {
+                "method": method,
+                "files": {fp: _functions_to_json(f) for fp, f in kept.items()},
+                "compared": result.compared,
+                "pairs": [_pair_to_json(p) for p in result.pairs],
+                "failed": result.failed,
+            }
+        ),
+        private=True,
     )
-    if not pairs:
-        return intro + "<p>None.</p>"
-    rows = "".join(
-        f"<tr><td>{e(p.left)}</td><td>{e(p.right)}</td><td class=num>{100 * p.share:.0f} %</td>"
-        f"<td>{e(', '.join(s.function for s in p.functions))}</td></tr>"
-        for p in pairs
-    )
-    table = (
-        "<table><tr><th>submission</th><th>submission</th><th class=num>shared</th>"
-        f"<th>in</th></tr>{rows}</table>"
-    )
-    details = "".join(
-        f"<details><summary>{e(p.left)} and {e(p.right)}: {100 * p.share:.0f} % shared</summary>"
-        + "".join(
-            f"<p><code>{e(s.function)}</code></p><div class=side>"
-            f"{_code(s.left, s.left_lines)}{_code(s.right, s.right_lines)}</div>"
-            for s in p.functions
+    return result
+
+
+def read_comparison(out: Path) -> Comparison | None:
+    """What the last :func:`compare_class` into ``out`` found; ``None`` without it (a folder
+    graded before the stage was stored, or a damaged file)."""
+    stored = _read_stored(out)
+    try:
+        return Comparison(
+            int(stored["compared"]),
+            tuple(_pair_from_json(p) for p in stored["pairs"]),
+            str(stored.get("failed", "")),
         )
-        + "</details>"
-        for p in pairs[:SHOWN_PAIRS]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _method(names: Sequence[str]) -> str:
+    """What a stored file's fingerprints depend on besides its bytes: the graded functions' names
+    and this module's code (how they are read and fingerprinted)."""
+    digest = hashlib.blake2b(Path(__file__).read_bytes(), digest_size=16)
+    digest.update("\x1f".join(names).encode())
+    return digest.hexdigest()
+
+
+def _read_stored(out: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((out / STORED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _less(functions: Mapping[str, Function], given: Container[int]) -> dict[str, Function]:
+    """``functions`` less the fingerprints of ``given`` code; a function left with none is not
+    compared."""
+    out = {}
+    for name, f in functions.items():
+        kept = {h: lines for h, lines in f.fingerprints.items() if h not in given}
+        if kept:
+            out[name] = Function(f.name, f.source, kept)
+    return out
+
+
+def _functions_to_json(functions: Mapping[str, Function]) -> dict[str, Any]:
+    return {
+        name: {"source": f.source, "fingerprints": [[h, list(lines)] for h, lines in f.fingerprints.items()]}
+        for name, f in functions.items()
+    }
+
+
+def _functions_from_json(data: Mapping[str, Any]) -> dict[str, Function]:
+    functions = {}
+    for name, f in data.items():
+        kept = {int(h): tuple(int(x) for x in lines) for h, lines in f["fingerprints"]}
+        functions[str(name)] = Function(str(name), str(f["source"]), kept)
+    return functions
+
+
+def _pair_to_json(p: Pair) -> dict[str, Any]:
+    return {
+        "left": p.left,
+        "right": p.right,
+        "shared": p.shared,
+        "share": p.share,
+        "functions": [
+            {
+                "function": s.function,
+                "left": s.left,
+                "right": s.right,
+                "left_lines": sorted(s.left_lines),
+                "right_lines": sorted(s.right_lines),
+                "fingerprints": s.fingerprints,
+            }
+            for s in p.functions
+        ],
+    }
+
+
+def _pair_from_json(data: Mapping[str, Any]) -> Pair:
+    return Pair(
+        str(data["left"]),
+        str(data["right"]),
+        int(data["shared"]),
+        float(data["share"]),
+        tuple(
+            Shared(
+                str(s["function"]),
+                str(s["left"]),
+                str(s["right"]),
+                frozenset(int(x) for x in s["left_lines"]),
+                frozenset(int(x) for x in s["right_lines"]),
+                int(s["fingerprints"]),
+            )
+            for s in data["functions"]
+        ),
     )
-    more = (
-        f"<p>{len(pairs) - SHOWN_PAIRS} more pairs are listed above only.</p>"
-        if len(pairs) > SHOWN_PAIRS
-        else ""
-    )
-    return intro + table + details + more

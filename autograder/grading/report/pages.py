@@ -1,72 +1,59 @@
 """What people read after grading: one feedback page per student and the class report.
 
-Pages are self-contained HTML (figures embedded as PNG) and escape everything that came from a
-submission. Feedback shows each hidden test's name and the judge's sentence: shapes and
+Pages are self-contained HTML (figures embedded as PNG), rendered from the Jinja templates under
+``templates/``: the markup is there, the data comes from here, and the templates escape every
+value (a submission's name, a judge's sentence that quotes its output) unless it is
+:class:`~markupsafe.Markup`. Feedback shows each hidden test's name and the judge's sentence: shapes and
 properties, never hidden inputs or test source. Points are shown to two decimals (a question's
 share of 2 points over 3 tests is 0.67, not 0.666667); files keep the exact values.
 
 The report answers an instructor's first questions at a glance: how the class did (score
 distribution, status counts), where it struggled (the share of students who lost points on each
 question and who failed each hidden test, worst first), and every submission, linked to its
-feedback page.
+feedback page. It renders what it is given: the similarity section shows what the similarity stage
+stored (:mod:`autograder.grading.similarity`), computed before.
 """
 
 from __future__ import annotations
 
 import base64
-import html
+import functools
 import io
 import re
 import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from statistics import mean, median
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from ...config import Assignment
 from ..lms.layouts import marked_late_by
 from ..records import atomic_write
 
 if TYPE_CHECKING:
-    from ..collect import Submission
     from ..records import Record
-
-_STYLE = """<style>
-body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border-bottom:1px solid #ddd;
-padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f4f4f4}
-td.num,th.num{text-align:right;white-space:nowrap}
-.passed{color:#17692b}.failed{color:#a11}.status{font-weight:600}code{background:#f4f4f4;padding:0 .2rem}
-.fix{border-left:4px solid #a11;background:#fdf3f3;padding:.5rem .8rem;margin:.6rem 0}
-.fix p{margin:.3rem 0}.score{font-size:1.4rem}.late{color:#a11;font-weight:600}
-.bar{display:inline-block;height:.7rem;background:#c44;vertical-align:middle;margin-left:.4rem}
-table.narrow{width:auto}figure{margin:1rem 0}figure img{max-width:100%}
-details{margin:1rem 0}summary{cursor:pointer}
-.side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.5rem}
-.side pre{overflow-x:auto;background:#f8f8f8;padding:.4rem;margin:0;font-size:.8rem}mark{background:#ffe08a}
-</style>"""
+    from ..similarity import Comparison
 
 #: Statuses in the order the report lists them.
 _STATUS_ORDER = ("graded", "invalid", "timeout", "memory", "crashed", "tampered", "error")
 
 
-def _page(title: str, body: str) -> str:
-    return (
-        f"<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<meta name=viewport content='width=device-width, initial-scale=1'>"
-        f"<title>{html.escape(title)}</title>{_STYLE}</head><body>{body}</body></html>\n"
-    )
-
-
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 
 
-def message_html(text: str) -> str:
-    """A judge's message as HTML: escaped first (part of it came from a submission's sandbox),
-    then each `...` pair of backticks, as messages write code, made a ``<code>`` element."""
-    return _BACKTICKED.sub(r"<code>\1</code>", html.escape(text))
+def message_html(text: object) -> Markup:
+    """A judge's message as HTML: each `...` pair of backticks, as messages write code, a
+    ``<code>`` element; the rest, and the code itself, text (part of it came from a submission's
+    sandbox): Markup escapes what it joins."""
+    parts = _BACKTICKED.split(str(text))  # text, code, text, ..., text
+    return Markup("").join(
+        Markup("<code>{}</code>").format(part) if i % 2 else part for i, part in enumerate(parts)
+    )
 
 
 def points(x: float) -> str:
@@ -89,75 +76,29 @@ def _percent(part: float, whole: float) -> str:
 
 
 def feedback_html(record: Record, assignment: Assignment) -> str:
-    e = html.escape
+    """One student's page (``templates/feedback.html.j2``)."""
     ran = [t for t in record.tests if _ran(t)]
-    failed = [t for t in ran if t["status"] != "passed"]
-    passed = [t for t in ran if t["status"] == "passed"]
     maxima = _question_maxima([record])
-    fixes = "".join(
-        f"<div class=fix><p><b>{e(t['name'])}</b> "
-        f"<span class=failed>({points(t['score'])} of {points(t['max_score'])} points)</span></p>"
-        f"<p>{message_html(t['output'])}</p></div>"
-        for t in failed
-    )
-    per_q = "".join(
-        f"<tr><td>{e(q)}</td><td class=num>{points(v)}</td><td class=num>{points(maxima.get(q, 0.0))}</td>"
-        f"<td class={'failed' if _lost(v, maxima.get(q, 0.0)) else 'passed'}>"
-        f"{'lost points' if _lost(v, maxima.get(q, 0.0)) else 'full marks'}</td></tr>"
+    questions = [
+        {"question": q, "points": v, "of": maxima.get(q, 0.0), "lost": _lost(v, maxima.get(q, 0.0))}
         for q, v in record.questions.items()
+    ]
+    return _render(
+        "feedback.html.j2",
+        title=f"{assignment.id} feedback: {record.submission}",
+        record=record,
+        assignment=assignment,
+        late_by=marked_late_by(record.submission),
+        ran=ran,
+        failed=[t for t in ran if t["status"] != "passed"],
+        passed=[t for t in ran if t["status"] == "passed"],
+        questions=questions,
     )
-    passed_rows = "".join(
-        f"<tr><td>{e(t['name'])}</td><td class=num>{points(t['score'])} / {points(t['max_score'])}</td>"
-        f"<td>{message_html(t['output'])}</td></tr>"
-        for t in passed
-    )
-    notes = "".join(f"<li>{e(n)}</li>" for n in record.notes)
-    known = "".join(
-        f"<div class=fix><p><b>{e(q)}</b>: {message_html(str(d.get('text', '')))}</p></div>"
-        for q, d in record.diagnosis.items()
-    )
-    held = "".join(
-        f"<div class=fix><p><b>{e(q)}</b>: "
-        + (
-            f"a person will read this question's code ({points(r['points'])} points wait for that "
-            "review). The grader could not check one of its rules from the code: "
-            if "decision" not in r
-            else f"reviewed by your instructor: the rule was {r['decision']}. "
-            "The grader had not been able to check it: "
-        )
-        + f"{message_html(str(r['reason']))}</p></div>"
-        for q, r in record.review.items()
-    )
-    late_by = marked_late_by(record.submission)
-    body = (
-        f"<h1>{e(assignment.id)}: {e(assignment.title)}</h1>"
-        f"<p>Submission <code>{e(record.submission)}</code>"
-        + (f", {e(record.student_name)}" if record.student_name else "")
-        + (f", student <code>{e(record.student)}</code>" if record.student else "")
-        + "</p>"
-        + (f"<p class=late>Late: {e(late_by)} marked this submission late.</p>" if late_by else "")
-        + f"<p class=score><b>{points(record.total)} / {points(record.possible)}</b> points, "
-        f"status <span class=status>{e(record.status)}</span></p><p>{message_html(record.message)}</p>"
-        + (f"<h2>Held for review</h2>{held}" if held else "")
-        + (f"<h2>Known mistakes</h2>{known}" if known else "")
-        + (f"<h2>To fix ({len(failed)} of {len(ran)} hidden tests failed)</h2>{fixes}" if failed else "")
-        + ("" if ran else "<p>No hidden test ran on this submission.</p>")
-        + f"<h2>Questions</h2><table><tr><th>question</th><th class=num>points</th>"
-        f"<th class=num>of</th><th></th></tr>{per_q}</table>"
-        + (
-            f"<details><summary>{len(passed)} hidden tests passed</summary><table><tr><th>test</th>"
-            f"<th class=num>points</th><th>details</th></tr>{passed_rows}</table></details>"
-            if passed
-            else ""
-        )
-        + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
-    )
-    return _page(f"{assignment.id} feedback: {record.submission}", body)
 
 
 def write_feedback(out: Path, record: Record, assignment: Assignment) -> None:
-
-    atomic_write(out / "feedback" / f"{record.key}.html", feedback_html(record, assignment))
+    page = feedback_html(record, assignment)
+    atomic_write(out / "feedback" / f"{record.key}.html", page)
 
 
 # -- class report --------------------------------------------------------------------------------
@@ -291,164 +232,53 @@ def report_html(
     records: list[Record],
     assignment: Assignment,
     questions: list[str],
-    similar: str = "",
+    similarity: Comparison | None = None,
     out: Path | None = None,
 ) -> str:
-    """The class report; ``similar`` is its section on similar submissions (HTML,
-    :func:`similar_section`), left out when empty; ``out``: the folder, named in the review
-    commands of held questions (listed first)."""
-    e = html.escape
-    title = f"<h1>{e(assignment.id)}: class report</h1>"
+    """The class report; ``similarity`` is what the similarity stage found
+    (:func:`autograder.grading.similarity.compare_class`), shown where it compared two
+    submissions or more; ``out``: the folder, named in the review commands of held questions
+    (listed first)."""
+    title = f"{assignment.id} class report"
     if not records:
-        return _page(f"{assignment.id} class report", title + "<p>No submissions.</p>")
+        return _render("report.html.j2", title=title, assignment=assignment, records=records)
     possible = records[0].possible
     totals = [r.total for r in records]
     counts = Counter(r.status for r in records)
     order = sorted(counts, key=lambda s: (_STATUS_ORDER.index(s) if s in _STATUS_ORDER else 99, s))
-    summary = (
-        f"<p>{len(records)} submissions. Score: mean {mean(totals):.2f}, median {median(totals):.2f} "
-        f"of {points(possible)} ({_percent(mean(totals), possible)} on average; a row that was not "
-        "graded counts 0).</p>"
-    )
-    lacked = sorted({n for r in records for n in r.notes if n.startswith("the sandbox lacked: ")})
-    if lacked:  # a protection this machine could not give: the instructor must know
-        summary += "".join(f"<p><strong>Warning:</strong> {e(n)}.</p>" for n in lacked)
-    status_rows = "".join(f"<tr><td>{e(s)}</td><td class=num>{counts[s]}</td></tr>" for s in order)
-
     by_question = question_rates(records, questions)
     mistakes = mistake_counts(records)
     made: dict[str, list[str]] = {}
     for x in mistakes:  # most common first
         made.setdefault(x["question"], []).append(f"{' / '.join(x['mistakes'])} ({x['students']})")
-    q_rows = "".join(
-        f"<tr><td>{e(x['question'])}</td><td class=num>{x['lost']} of {x['graded']}</td>"
-        f"<td class=num>{_percent(x['lost'], x['graded'])}"
-        f"<span class=bar style='width:{100 * x['lost'] / x['graded'] / 20:.2f}rem'></span></td>"
-        f"<td class=num>{points(x['mean'])} of {points(x['points'])}</td>"
-        f"<td class=num>{100 * x['share']:.0f} %</td>"
-        f"<td>{e(', '.join(made.get(x['question'], [])))}</td></tr>"
-        for x in by_question
-    )
     share_of = {x["question"]: x["share"] for x in by_question}
     shares = {q: share_of[q] for q in questions if q in share_of}  # in the notebook's order
     by_test = hidden_test_rates(records)
-    t_rows = "".join(
-        f"<tr><td>{e(x['test'])}</td><td class=num>{x['failed']} of {x['ran']}</td>"
-        f"<td class=num>{_percent(x['failed'], x['ran'])}"
-        f"<span class=bar style='width:{100 * x['failed'] / x['ran'] / 20:.2f}rem'></span></td></tr>"
-        for x in by_test
-        if x["failed"]
+    everyone = sorted(records, key=lambda r: r.submission)
+    return _render(
+        "report.html.j2",
+        title=title,
+        assignment=assignment,
+        records=records,
+        mean=mean(totals),
+        median=median(totals),
+        possible=possible,
+        # a protection this machine could not give: the instructor must know
+        lacked=sorted({n for r in records for n in r.notes if n.startswith("the sandbox lacked: ")}),
+        held=[(r, q) for r in everyone for q in r.pending],
+        out_arg=shlex.quote(str(out)) if out else "OUT",
+        statuses=[(s, counts[s]) for s in order],
+        histogram=_figure_png(histogram_figure(totals, possible)),
+        per_question=_figure_png(questions_figure(shares)),
+        by_question=by_question,
+        made=made,
+        mistakes=mistakes,
+        failed_tests=[x for x in by_test if x["failed"]],
+        never_failed=[x["test"] for x in by_test if not x["failed"]],
+        flagged=[r for r in records if r.status != "graded"],
+        similarity=similarity if similarity is not None and similarity.compared >= 2 else None,
+        everyone=everyone,
     )
-    never_failed = [x["test"] for x in by_test if not x["failed"]]
-    m_rows = "".join(
-        f"<tr><td>{e(x['question'])}</td><td><code>{e(' / '.join(x['mistakes']))}</code></td>"
-        f"<td class=num>{x['students']}</td><td>{message_html(x['text'])}</td></tr>"
-        for x in mistakes
-    )
-    flagged = [r for r in records if r.status != "graded"]
-    flagged_rows = "".join(
-        f"<tr><td>{_link(r)}</td><td>{e(r.status)}</td><td>{message_html(r.message)}</td></tr>"
-        for r in flagged
-    )
-    all_rows = "".join(
-        f"<tr><td>{_link(r)}</td><td class=num>{points(r.total)}</td><td>{e(r.status)}</td>"
-        f"<td>{message_html(r.message)}</td></tr>"
-        for r in sorted(records, key=lambda r: r.submission)
-    )
-    pending = [(r, q) for r in sorted(records, key=lambda r: r.submission) for q in r.pending]
-    held_rows = "".join(
-        f"<tr><td>{_link(r)}</td><td>{e(q)}</td><td class=num>{points(r.review[q]['points'])}</td>"
-        f"<td>{message_html(str(r.review[q]['reason']))}"
-        f"<details><summary>the code</summary><pre>{e(str(r.review[q].get('code', '')))}</pre></details>"
-        f"<p><code>autograder review {e(shlex.quote(str(out)) if out else 'OUT')} "
-        f"{e(shlex.quote(r.submission))} {e(q)} kept</code> (or <code>broken</code>)</p></td></tr>"
-        for r, q in pending
-    )
-    held_section = (
-        f"<h2>Held for your review ({len(pending)})</h2><p>The grader could not tell from the code "
-        "whether these answers keep a rule of their question; their values are right. Each scores 0 "
-        "on that question until you decide.</p><table><tr><th>submission</th><th>question</th>"
-        f"<th class=num>points if kept</th><th>why, and the code</th></tr>{held_rows}</table>"
-        if pending
-        else ""
-    )
-    body = (
-        title
-        + summary
-        + held_section
-        + f"<table class=narrow><tr><th>status</th><th class=num>submissions</th></tr>{status_rows}</table>"
-        + f"<figure><img alt='Score distribution: submissions per total score' width=600 "
-        f"src='data:image/png;base64,{_figure_png(histogram_figure(totals, possible))}'></figure>"
-        f"<figure><img alt='Mean score per question, as a share of its points' width=600 "
-        f"src='data:image/png;base64,{_figure_png(questions_figure(shares))}'></figure>"
-        + "<h2>Questions, worst first</h2><p>Among the submissions graded (status graded) on "
-        "each question.</p>"
-        "<table><tr><th>question</th><th class=num>lost points</th><th class=num>share</th>"
-        "<th class=num>mean points</th><th class=num>mean score</th>"
-        f"<th>known mistakes made (students), most common first</th></tr>{q_rows}</table>"
-        + (
-            "<h2>Known mistakes, most common first</h2><p>Submissions whose outputs on a question "
-            "reproduce one of the course's known-wrong answers (what to re-teach).</p>"
-            "<table><tr><th>question</th><th>known mistake</th><th class=num>students</th>"
-            f"<th>what they read</th></tr>{m_rows}</table>"
-            if m_rows
-            else ""
-        )
-        + "<h2>Hidden tests, worst first</h2><p>Among the submissions each test ran on.</p>"
-        + (
-            "<table><tr><th>hidden test</th><th class=num>failed</th><th class=num>share</th></tr>"
-            f"{t_rows}</table>"
-            if t_rows
-            else "<p>No hidden test failed.</p>"
-        )
-        + (
-            f"<details><summary>{len(never_failed)} hidden tests no submission failed</summary><ul>"
-            + "".join(f"<li>{e(name)}</li>" for name in never_failed)
-            + "</ul></details>"
-            if never_failed
-            else ""
-        )
-        + "<h2>Errored, timed out or flagged</h2>"
-        + (
-            f"<table><tr><th>submission</th><th>status</th><th>message</th></tr>{flagged_rows}</table>"
-            if flagged
-            else "<p>None.</p>"
-        )
-        + similar
-        + "<h2>Every submission</h2><p>Each name opens the student's feedback page.</p>"
-        f"<table><tr><th>submission</th><th class=num>total</th><th>status</th><th>message</th></tr>"
-        f"{all_rows}</table>"
-    )
-    return _page(f"{assignment.id} class report", body)
-
-
-def similar_section(
-    records: Sequence[Record], submissions: Sequence[Submission], assignment: Assignment
-) -> str:
-    """The report's section on similar submissions (:mod:`autograder.grading.similarity`), among
-    those of ``submissions`` that are rows of ``records``; ``""`` without any. It reads code
-    only and changes no record; when it fails, the report says so and is written all the same."""
-    from ..similarity import class_pairs, report_section
-
-    rows = {r.submission for r in records}
-    compared = [s for s in submissions if s.name in rows and s.problem is None]
-    if len(compared) < 2:  # nothing to pair (one late file, a student's own check): no cost
-        return ""
-    try:
-        return report_section(class_pairs(compared, assignment), len(compared))
-    except Exception as e:  # noqa: BLE001 - a pointer for people: never the report's failure
-        why = html.escape(type(e).__name__)
-        return f"<h2>Similar submissions</h2><p>Not computed: the comparison failed ({why}).</p>"
-
-
-def _link(record: Record) -> str:
-    """The submission's name, linked to its feedback page, with its student where one is known
-    (the LMS's id or the roster's)."""
-    href = "feedback/" + quote(f"{record.key}.html")
-    who = ", ".join(html.escape(x) for x in (record.student_name, record.student) if x)
-    who = f" ({who})" if who else ""
-    late = " <span class=late>late</span>" if marked_late_by(record.submission) else ""
-    return f"<a href='{html.escape(href)}'>{html.escape(record.submission)}</a>{who}{late}"
 
 
 def write_report(
@@ -456,9 +286,55 @@ def write_report(
     records: list[Record],
     assignment: Assignment,
     questions: list[str],
-    submissions: Sequence[Submission] = (),
+    similarity: Comparison | None = None,
 ) -> None:
-    """``out/report.html``; with ``submissions`` (the batch's, whose code it compares) it lists
-    similar ones (:func:`similar_section`)."""
-    similar = similar_section(records, submissions, assignment)
-    atomic_write(out / "report.html", report_html(records, assignment, questions, similar, out))
+    """``out/report.html``, with the similarity stage's ``similarity`` (what the batch stored
+    beside the records: :func:`autograder.grading.similarity.read_comparison`)."""
+    page = report_html(records, assignment, questions, similarity, out)
+    atomic_write(out / "report.html", page)
+
+
+# -- templates -----------------------------------------------------------------------------------
+
+#: Pairs shown in full in the similarity section; more are listed by name only.
+SHOWN_PAIRS = 20
+#: Lines of one function shown there; a longer one is cut.
+SHOWN_LINES = 80
+
+
+def _feedback_href(record: Record) -> str:
+    return "feedback/" + quote(f"{record.key}.html")
+
+
+def _numbered_lines(source: str, lines: Collection[int]) -> list[tuple[str, bool]]:
+    """Each line of ``source`` with whether shared code covers it (its number, from 1, is in
+    ``lines``)."""
+    return [(line, i in lines) for i, line in enumerate(source.rstrip("\n").split("\n"), 1)]
+
+
+@functools.cache
+def _environment() -> Environment:
+    """The pages' templates (``templates/`` beside this module): every value escaped unless it
+    is :class:`~markupsafe.Markup` (what :func:`message_html` makes), an undefined name an error."""
+    env = Environment(
+        loader=PackageLoader(__package__ or __name__, "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        points=points,
+        percent=_percent,
+        message=message_html,
+        feedback_href=_feedback_href,
+        late_by=marked_late_by,
+        shell_quote=shlex.quote,
+        numbered_lines=_numbered_lines,
+    )
+    env.globals.update(shown_pairs=SHOWN_PAIRS, shown_lines=SHOWN_LINES)
+    return env
+
+
+def _render(template: str, **data: Any) -> str:
+    return _environment().get_template(template).render(**data) + "\n"
