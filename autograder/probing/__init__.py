@@ -20,6 +20,7 @@ before student code runs):
 - :mod:`.compare`: judging in the grader: the tolerance table, comparisons, student messages;
 - :mod:`.running`: running a probe beside the submission: the ``sub`` namespaces, exceptions;
 - :mod:`.helpers`: helpers for probe authors (source, loops, jaxprs, traces, arrays);
+- :mod:`.judges`: judges several assignments share, each with the body helper it reads;
 - :mod:`.otter_bridge`: both halves in the student's kernel.
 
 Import every name from here (``from autograder.probing import ProbeSet, array``): the split
@@ -55,6 +56,7 @@ from .helpers import (
     source_of,
     traced_equations,
 )
+from .judges import Judge, devices_of, fixed_size_program, not_a_figure, on_every_device, traced_counts
 from .otter_bridge import otter_check, reference_env
 from .plain import (
     PlainArray,
@@ -79,6 +81,7 @@ __all__ = [
     "POINTS_GRID",
     "RETURNED_NONE",
     "TOLERANCES",
+    "Judge",
     "Namespace",
     "PlainArray",
     "ProbeResult",
@@ -96,13 +99,17 @@ __all__ = [
     "decode_run",
     "describe_exception",
     "describe_value",
+    "devices_of",
     "encode_outputs",
+    "fixed_size_program",
     "flatten_outputs",
     "forbidden_names",
     "is_out_of_memory",
     "judge_probe",
     "largest_intermediate",
     "names_used",
+    "not_a_figure",
+    "on_every_device",
     "otter_check",
     "primitives",
     "probe_rng",
@@ -117,6 +124,7 @@ __all__ = [
     "source_of",
     "split_points",
     "structure_problem",
+    "traced_counts",
     "traced_equations",
     "unusable_outputs",
 ]

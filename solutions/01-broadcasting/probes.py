@@ -23,12 +23,14 @@ from autograder.probing import (
     array,
     compare_outputs,
     compare_value,
+    fixed_size_program,
     forbidden_names,
     names_used,
     primitives,
     python_loops,
     raised,
     source_of,
+    traced_counts,
 )
 
 hidden = ProbeSet("01-broadcasting")
@@ -779,30 +781,31 @@ _SIZES_TRACED = (3, 64)
 _MOST_OPS, _TIMES_REFERENCE = 64, 10
 
 
+_program_fixed = fixed_size_program(
+    "ops",
+    len(_SIZES_TRACED),
+    untraced=(
+        "jax.make_jaxpr cannot trace it with idx traced ({error}) and it uses {loop}; index the "
+        "whole array at once (rule 2)"
+    ),
+    unreadable="could not count the operations of its traced program",
+    empty=(
+        "its traced program has no operations: the function still has the stub's body (`...`) "
+        "or returns without computing anything"
+    ),
+    grows=lambda ops: (
+        f"with idx traced, its program has {ops[0]} operations for {_SIZES_TRACED[0]} indices "
+        f"but {ops[1]} for {_SIZES_TRACED[1]}: a Python loop runs once per index; index the "
+        "whole array at once (rule 2)"
+    ),
+)
+
+
 def _does_not_grow(out, ref):
-    if "untraced" in out:
-        loops = out.get("loops")
-        if isinstance(loops, list) and loops:
-            return (
-                f"jax.make_jaxpr cannot trace it with idx traced ({out['untraced']}) and it uses "
-                f"{loops[0]}; index the whole array at once (rule 2)"
-            )
-        return None
-    ops = out.get("ops")
-    if not (isinstance(ops, list) and len(ops) == 2 and all(isinstance(k, int) for k in ops)):
-        return "could not count the operations of its traced program"
-    small, large = ops
-    if small == 0:
-        return (
-            "its traced program has no operations: the function still has the stub's body (`...`) "
-            "or returns without computing anything"
-        )
-    if large > small:
-        return (
-            f"with idx traced, its program has {small} operations for {_SIZES_TRACED[0]} indices "
-            f"but {large} for {_SIZES_TRACED[1]}: a Python loop runs once per index; index the "
-            "whole array at once (rule 2)"
-        )
+    problem = _program_fixed(out, ref)
+    if problem or "untraced" in out:
+        return problem
+    large = out["ops"][1]
     most = max(_MOST_OPS, _TIMES_REFERENCE * max(ref.get("ops") or [0]))
     if large > most:
         return (
@@ -823,10 +826,10 @@ def program_does_not_grow_with_idx(sub, rng):
     def run(idx):
         return sub.take_or_fill(x, idx, -1.0)
 
-    try:
-        return {"ops": [len(primitives(run, jnp.zeros(k, jnp.int32))) for k in _SIZES_TRACED]}
-    except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
-        return {"untraced": type(e).__name__, "loops": python_loops(source_of(sub.take_or_fill))}
+    def counts():
+        return [len(primitives(run, jnp.zeros(k, jnp.int32))) for k in _SIZES_TRACED]
+
+    return traced_counts("ops", counts, sub.take_or_fill)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,9 +26,11 @@ from autograder.probing import (
     ProbeSet,
     compare_outputs,
     describe_value,
+    fixed_size_program,
     primitives,
     python_loops,
     source_of,
+    traced_counts,
 )
 
 hidden = ProbeSet("02-prng")
@@ -108,38 +110,25 @@ def _draws(call, keys):
 
 def _draw_counts(fn, small, large):
     """``{"draws": [n_small, n_large]}`` for the batches ``small`` and ``large``, each a pair
-    ``(call, keys)`` where ``call(keys)`` calls ``fn``. Where ``fn`` cannot be traced at all (it
-    turns a traced value into NumPy, say): ``{"untraced": why, "loops": [...]}``, and the source
-    decides, so an answer that is right when run is never failed for being untraceable."""
-    try:
-        return {"draws": [_draws(*small), _draws(*large)]}
-    except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
-        return {"untraced": type(e).__name__, "loops": python_loops(source_of(fn))}
+    ``(call, keys)`` where ``call(keys)`` calls ``fn``; where ``fn`` cannot be traced at all, its
+    source decides (:func:`traced_counts`)."""
+    return traced_counts("draws", lambda: [_draws(*small), _draws(*large)], fn)
 
 
-@_judge
-def _draws_fixed(out, ref):
-    if "untraced" in out:
-        loops = out.get("loops")
-        if isinstance(loops, list) and loops:
-            return (
-                f"jax.make_jaxpr cannot trace it ({out['untraced']}) and it uses {loops[0]}; "
-                "use jax.vmap (rule 4: no Python loops)"
-            )
-        return None
-    draws = out.get("draws")
-    if not (isinstance(draws, list) and len(draws) == 2 and all(isinstance(n, int) for n in draws)):
-        return "could not count the random draws of the traced program"
-    small, large = draws
-    if small == 0:
-        return "the traced program makes no random draw; is the function body filled in?"
-    if large > small:
-        return (
-            f"{small} random draws at batch {BATCHES[0]} but {large} at batch {BATCHES[1]}: a "
-            "draw per row is a Python loop (for, comprehension, map or recursion); use jax.vmap "
-            "(rule 4)"
-        )
-    return None
+_draws_fixed = fixed_size_program(
+    "draws",
+    len(BATCHES),
+    untraced=(
+        "jax.make_jaxpr cannot trace it ({error}) and it uses {loop}; use jax.vmap (rule 4: no Python loops)"
+    ),
+    unreadable="could not count the random draws of the traced program",
+    empty="the traced program makes no random draw; is the function body filled in?",
+    grows=lambda draws: (
+        f"{draws[0]} random draws at batch {BATCHES[0]} but {draws[1]} at batch {BATCHES[1]}: a "
+        "draw per row is a Python loop (for, comprehension, map or recursion); use jax.vmap "
+        "(rule 4)"
+    ),
+)
 
 
 # ---------------------------------------------------------------------------------------------

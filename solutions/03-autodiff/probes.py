@@ -21,10 +21,11 @@ from autograder.probing import (
     compare_outputs,
     compare_value,
     describe_value,
+    fixed_size_program,
     largest_intermediate,
     primitives,
-    python_loops,
     source_of,
+    traced_counts,
 )
 
 hidden = ProbeSet("03-autodiff")
@@ -1089,28 +1090,21 @@ def batch_of_one(sub, rng):
     return {"grads": sub.per_example_grads(loss, params, xs, ys)}
 
 
-def _program_fixed(out, ref):
-    if "untraced" in out:
-        loops = out.get("loops")
-        if isinstance(loops, list) and loops:
-            return (
-                f"jax.make_jaxpr cannot trace it ({out['untraced']}) and it uses {loops[0]}; "
-                "use jax.vmap (rule 5: no Python loops)"
-            )
-        return None
-    ops = out.get("ops")
-    if not (isinstance(ops, list) and len(ops) == len(GRAD_BATCHES) and all(isinstance(n, int) for n in ops)):
-        return "could not count the operations of the traced program"
-    if min(ops) == 0:
-        return "the traced program is empty; is the function body filled in?"
-    if all(a < b for a, b in zip(ops, ops[1:])):
-        counts = ", ".join(f"{n} for {B}" for n, B in zip(ops, GRAD_BATCHES))
-        return (
-            f"its traced program grows with the batch (operations: {counts} examples): a Python "
-            "loop (for, comprehension, map or recursion) computes the gradient once per example; "
-            "use jax.vmap (rule 5)"
-        )
-    return None
+_program_fixed = fixed_size_program(
+    "ops",
+    len(GRAD_BATCHES),
+    untraced=(
+        "jax.make_jaxpr cannot trace it ({error}) and it uses {loop}; use jax.vmap (rule 5: no Python loops)"
+    ),
+    unreadable="could not count the operations of the traced program",
+    empty="the traced program is empty; is the function body filled in?",
+    grows=lambda ops: (
+        "its traced program grows with the batch (operations: "
+        + ", ".join(f"{n} for {B}" for n, B in zip(ops, GRAD_BATCHES))
+        + " examples): a Python loop (for, comprehension, map or recursion) computes the gradient "
+        "once per example; use jax.vmap (rule 5)"
+    ),
+)
 
 
 @hidden.probe("q11", "per_example_grads", judge=_program_fixed, gate=True)
@@ -1121,10 +1115,10 @@ def program_does_not_grow_with_batch(sub, rng):
     def call(params, xs, ys):
         return sub.per_example_grads(loss, params, xs, ys)
 
-    try:
-        return {"ops": [len(primitives(call, params, xs[:B], ys[:B])) for B in GRAD_BATCHES]}
-    except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
-        return {"untraced": type(e).__name__, "loops": python_loops(source_of(sub.per_example_grads))}
+    def counts():
+        return [len(primitives(call, params, xs[:B], ys[:B])) for B in GRAD_BATCHES]
+
+    return traced_counts("ops", counts, sub.per_example_grads)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1209,7 +1203,7 @@ def clipped_program_does_not_grow_with_batch(sub, rng):
     def call(params, xs, ys):
         return sub.clipped_mean_grad(loss, params, xs, ys, 1.0)
 
-    try:
-        return {"ops": [len(primitives(call, params, xs[:B], ys[:B])) for B in GRAD_BATCHES]}
-    except Exception as e:  # noqa: BLE001 - a student function may raise anything while traced
-        return {"untraced": type(e).__name__, "loops": python_loops(source_of(sub.clipped_mean_grad))}
+    def counts():
+        return [len(primitives(call, params, xs[:B], ys[:B])) for B in GRAD_BATCHES]
+
+    return traced_counts("ops", counts, sub.clipped_mean_grad)

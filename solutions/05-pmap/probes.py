@@ -19,13 +19,15 @@ from typing import Any
 import numpy as np
 
 from autograder.probing import (
-    RETURNED_NONE,
     PlainArray,
     ProbeSet,
     array,
     compare_outputs,
     compare_value,
     describe_value,
+    devices_of,
+    not_a_figure,
+    on_every_device,
     primitives,
     raises,
 )
@@ -123,27 +125,10 @@ def _replicas_identical(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     return compare_outputs(out, ref)
 
 
-def _on_every_device(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    """Every result lives on all the devices the grader has (``ref``'s count, never the
-    result's own)."""
-    devices, want = out.get("devices"), ref["n"]
-    if not isinstance(devices, list) or not devices:
-        return "returned no arrays"
-    if min(devices) < want:
-        return (
-            f"the results live on {min(devices)} device(s), not on all {want}: make it a jax.pmap "
-            '(axis_name="batch"); jax.vmap with an axis name gets the numbers on one device'
-        )
-    return None
-
-
-def _devices_of(result: Any) -> list[int]:
-    """How many devices each array of ``result`` lives on."""
-    import jax
-
-    return [
-        len(leaf.sharding.device_set) if hasattr(leaf, "sharding") else 1 for leaf in jax.tree.leaves(result)
-    ]
+# Every result on all the devices the grader has (the reference's count, never the result's own).
+_pmapped = on_every_device(
+    'make it a jax.pmap (axis_name="batch"); jax.vmap with an axis name gets the numbers on one device'
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,11 +267,11 @@ def equals_full_batch_step_on_two_devices(sub, rng):
     return {"step": sub.train_step(params, x, y, _learning_rate(rng))}
 
 
-@hidden.probe("q4", "train_step", judge=_on_every_device, gate=True)
+@hidden.probe("q4", "train_step", judge=_pmapped, gate=True)
 def pmapped_over_every_device(sub, rng):
     """runs on every device: its results are spread over all of them (jax.pmap, not jax.vmap)"""
     params, x, y = _pmap_inputs(rng, _devices())
-    return {"devices": _devices_of(sub.train_step(params, x, y, _learning_rate(rng))), "n": _devices()}
+    return {"devices": devices_of(sub.train_step(params, x, y, _learning_rate(rng))), "n": _devices()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -564,23 +549,16 @@ def clipped_shard_map_over_every_device(sub, rng):
 # q7 sharded_train_step (jit on an Explicit mesh)
 
 
-def _on_the_mesh(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    devices, want = out.get("devices"), ref["n"]
-    if not isinstance(devices, list) or not devices:
-        return "returned no arrays"
-    if min(devices) < want:
-        return (
-            f"the results live on {min(devices)} device(s), not on all {want}: place x and y "
-            "with a NamedSharding over a mesh of all devices (a plain jit runs on one)"
-        )
-    return None
+_on_the_mesh = on_every_device(
+    "place x and y with a NamedSharding over a mesh of all devices (a plain jit runs on one)"
+)
 
 
 @hidden.probe("q7", "sharded_train_step", judge=_on_the_mesh, gate=True)
 def runs_on_every_device(sub, rng):
     """runs on every device: its results are spread over the whole mesh"""
     out = sub.sharded_train_step(*_sharded_inputs(rng), _learning_rate(rng))
-    return {"devices": _devices_of(out), "n": _devices()}
+    return {"devices": devices_of(out), "n": _devices()}
 
 
 def _three_steps(step: Any, rng: np.random.Generator) -> dict[str, Any]:
@@ -733,14 +711,6 @@ def _figure_facts(sub, rng, n_points: int) -> dict[str, Any]:
     return facts
 
 
-def _not_a_figure(out: dict[str, Any]) -> str | None:
-    if out.get("type") == "NoneType":
-        return f"{RETURNED_NONE}; it should return a matplotlib Figure"
-    if not out.get("figure"):
-        return f"returned an object of type {out.get('type')}, not a matplotlib Figure"
-    return None
-
-
 def _curve_of_the_losses(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
     """A line of the figure holds the losses (the reference's curve), one point per loss."""
     got, want = out.get("curve"), ref["curve"]
@@ -753,7 +723,7 @@ def _curve_of_the_losses(out: dict[str, Any], ref: dict[str, Any]) -> str | None
 
 
 def _one_line_of_losses(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    problem = _not_a_figure(out)
+    problem = not_a_figure(out)
     if problem:
         return problem
     if out["lines"] != 1:
@@ -764,7 +734,7 @@ def _one_line_of_losses(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
 
 
 def _log_scale(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    problem = _not_a_figure(out)
+    problem = not_a_figure(out)
     if problem:
         return problem
     if out["yscale"] != "log":
@@ -773,7 +743,7 @@ def _log_scale(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
 
 
 def _labelled(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    problem = _not_a_figure(out)
+    problem = not_a_figure(out)
     if problem:
         return problem
     if not (out["xlabel"] and out["ylabel"]):

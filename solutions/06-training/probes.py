@@ -65,7 +65,10 @@ from autograder.probing import (
     compare_outputs,
     count_traces,
     describe_value,
+    devices_of,
     names_used,
+    not_a_figure,
+    on_every_device,
     primitives,
     raises,
     source_of,
@@ -734,30 +737,17 @@ def _sharded_inputs(rng: np.random.Generator) -> tuple[tuple[Any, ...], int, flo
     return (params, _zero_state(params), _key(rng), x, y), 8 * n, _learning_rate(rng)
 
 
-def _on_every_device(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    devices, want = out.get("devices"), ref["n"]
-    if not isinstance(devices, list) or not devices:
-        return "returned no arrays"
-    if min(devices) < want:
-        return (
-            f"the results live on {min(devices)} device(s), not on all {want}: place x and y with "
-            'NamedSharding(mesh, P("batch")) over jax.make_mesh((jax.device_count(),), ("batch",)) '
-            "(a plain jit runs on one)"
-        )
-    return None
+_on_every_device = on_every_device(
+    'place x and y with NamedSharding(mesh, P("batch")) over '
+    'jax.make_mesh((jax.device_count(),), ("batch",)) (a plain jit runs on one)'
+)
 
 
 @hidden.probe("q7", "train_epoch_sharded", judge=_on_every_device, gate=True)
 def runs_on_every_device(sub, rng):
     """runs on every device: its results are spread over the whole mesh"""
-    import jax
-
     args, batch, lr = _sharded_inputs(rng)
-    leaves = jax.tree.leaves(sub.train_epoch_sharded(*args, batch, lr))
-    return {
-        "devices": [len(leaf.sharding.device_set) if hasattr(leaf, "sharding") else 1 for leaf in leaves],
-        "n": _devices(),
-    }
+    return {"devices": devices_of(sub.train_epoch_sharded(*args, batch, lr)), "n": _devices()}
 
 
 def _batch_specs(fn: Any) -> list[str]:
@@ -857,16 +847,8 @@ def _figure_facts(sub, rng: np.random.Generator, n: int) -> dict[str, Any]:
     return facts
 
 
-def _not_a_figure(out: dict[str, Any]) -> str | None:
-    if out.get("type") == "NoneType":
-        return f"{RETURNED_NONE}; it should return a matplotlib Figure"
-    if out.get("figure") is not True:
-        return f"returned an object of type {out.get('type')}, not a matplotlib Figure"
-    return None
-
-
 def _one_scatter_of_the_data(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    problem = _not_a_figure(out)
+    problem = not_a_figure(out)
     if problem:
         return problem
     if out.get("scatters") != 1:
@@ -882,7 +864,7 @@ def _one_scatter_of_the_data(out: dict[str, Any], ref: dict[str, Any]) -> str | 
 
 
 def _one_line_of_the_prediction(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    problem = _not_a_figure(out)
+    problem = not_a_figure(out)
     if problem:
         return problem
     if out.get("lines") != 1:
@@ -902,7 +884,7 @@ def _one_line_of_the_prediction(out: dict[str, Any], ref: dict[str, Any]) -> str
 
 
 def _labelled(out: dict[str, Any], ref: dict[str, Any]) -> str | None:
-    problem = _not_a_figure(out)
+    problem = not_a_figure(out)
     if problem:
         return problem
     missing = [a for a in ("x", "y") if not out.get(f"{a}label")]
