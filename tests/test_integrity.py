@@ -107,3 +107,15 @@ def test_every_reader_of_the_checks_tools_unpacks_them_by_their_names() -> None:
             assert name == "_" or name == integrity.TOOL_NAMES[i], (ast.unparse(node), i, name)
         checked += 1
     assert checked >= 5
+
+
+def test_every_module_of_the_probe_package_is_protected_with_its_data() -> None:
+    """The probe runner and the hidden tests read names from every probing module at call time
+    (a judge's constants included): a module added to the package is protected with all its names,
+    not only its functions, or a cell could replace what a judge compares with."""
+    from autograder.config import ROOT
+    from autograder.sandbox.integrity import PROTECTED_MODULES
+
+    package = ROOT / "autograder" / "probing"
+    modules = {f"autograder.probing.{p.stem}" for p in package.glob("*.py") if p.stem != "__init__"}
+    assert modules - set(PROTECTED_MODULES) == set()

@@ -20,6 +20,7 @@ from ..probing import (
     score_question,
     shorten,
 )
+from ..probing.judges import LOOPS, UNTRACED
 from ..sandbox.run import Ended, RunOutcome
 from .collect import Submission
 from .mistakes import as_feedback, diagnose
@@ -407,11 +408,6 @@ def _bound_outputs(outputs: Mapping[str, Any], reference: ProbeResult, text: _Sa
         return v
 
     return {path: v if isinstance(v, PlainArray) else bound(v) for path, v in outputs.items()}
-
-
-#: What a sandbox gate returns when it cannot trace its function (``{"untraced": why, "loops":
-#: [...]}``, see the course's probes): the loops of a source the submission controls.
-UNTRACED, LOOPS = "untraced", "loops"
 
 
 def reread_untraced(

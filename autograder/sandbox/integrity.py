@@ -49,6 +49,7 @@ PROTECTED_MODULES = (
     "autograder.probing.api",
     "autograder.probing.compare",
     "autograder.probing.helpers",
+    "autograder.probing.judges",
     "autograder.probing.otter_bridge",
     "autograder.probing.plain",
     "autograder.probing.running",
