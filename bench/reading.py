@@ -2,7 +2,7 @@
 
 Targets (issue 38): the 1.5 KB "reading bomb" (ten helpers, each calling the next twelve
 times) is read in under 5 s with the batch going on; every notebook of the course's corpora
-(the references, the honest habits of tests/test_sources.py) in under 1 s each.
+(the references, the honest habits of tests/test_gates.py) in under 1 s each.
 
 Prints one line per figure: the slowest reading and the median, in seconds.
 """
@@ -35,7 +35,7 @@ def timed(cells: list[str], functions: list[str]) -> float:
 
 
 def main() -> None:
-    import test_sources
+    import test_gates
 
     from autograder.config import load_course
     from autograder.notebooks import code_cells, read_notebook
@@ -44,7 +44,7 @@ def main() -> None:
     timed(["x = 1"], ["x"])  # the reader's start and the libraries' listing, once
     b = timed(bomb(), ["softmax"])
     print(f"reading bomb (1.5 KB): {b:.3f} s (target < 5 s)")
-    times = [timed(cells, ["outer"]) for cells in test_sources.HONEST.values()]
+    times = [timed(cells, ["outer"]) for cells in test_gates.HONEST.values()]
     for a in load_course().assignments:
         probes = probes_from_source(a.probes_file.read_text(), a.id)
         functions = sorted({p.function for p in probes.probes if p.source})

@@ -125,3 +125,24 @@ def test_release_may_import_grading_and_nothing_else_imports_release() -> None:
 def test_no_import_circle_in_the_grader_package() -> None:
     found = cycles(import_graph())
     assert not found, "import circles (a lazy import counts): " + "; ".join(" <-> ".join(c) for c in found)
+
+
+#: Pipeline modules whose tests are named for what a user runs rather than for the module.
+TESTED_AS = {"batch": "test_grade_cli.py", "backends.dask_cluster": "test_dask_cluster.py"}
+
+
+def test_every_stage_of_the_pipeline_has_a_test_module_named_for_it() -> None:
+    """Tests mirror the package: changing ``grading/gates.py`` means running ``tests/test_gates.py``
+    (a package, ``lms/`` or ``report/``, has one test module for all of it)."""
+    grading = PACKAGE / "grading"
+    tests = {p.name for p in (PACKAGE.parent / "tests").glob("test_*.py")}
+    wanted = {}
+    for path in grading.rglob("*.py"):
+        parts = path.relative_to(grading).with_suffix("").parts
+        if parts == ("__init__",) or parts == ("backends", "__init__"):
+            continue  # the package's docstrings
+        name = ".".join(p for p in parts if p != "__init__")
+        top = parts[0] if len(parts) > 1 and parts[0] != "backends" else name
+        wanted[name] = TESTED_AS.get(name, f"test_{top}.py")
+    missing = {module: test for module, test in wanted.items() if test not in tests}
+    assert not missing, f"grading modules without their test module: {missing}"
