@@ -21,6 +21,11 @@ A pair is listed when they share at least :data:`MIN_SHARED` fingerprints and th
 least :data:`MIN_SHARE` of the smaller one's. That is a pointer for a human, never evidence by
 itself: short functions have few ways to be written, and a copy rewritten by hand (other
 statements, another algorithm) is not found. Nothing here changes a record or a score.
+
+Student code is read (parsed, normalised, fingerprinted) only in the grader's bounded reader
+process (:mod:`.reading`, :mod:`.reader_process`, which runs the functions here): a submission
+it cannot read within its time and memory limits is left out of the comparison and the report
+names it, and the batch goes on.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from ..notebooks import executable_source
 from ..probing.helpers import parse_python
+from .reading import fingerprinted
 
 if TYPE_CHECKING:
     from ..config import Assignment
@@ -362,28 +368,56 @@ def similar_pairs(
 def submission_functions(
     submissions: Iterable[Submission], names: Sequence[str], given: Container[int] = ()
 ) -> dict[str, dict[str, Function]]:
-    """Each readable submission's graded functions (``names``), fingerprinted less ``given``."""
+    """Each readable submission's graded functions (``names``), fingerprinted less ``given``.
+
+    Each submission's code is read in the grader's bounded reader process
+    (:func:`.reading.fingerprinted`); one it cannot read within the reader's limits is left out
+    of the answer (never compared on part of its code), as is one whose ``problem`` kept it
+    from being graded."""
     out: dict[str, dict[str, Function]] = {}
     for s in submissions:
         if s.problem is not None:
             continue
+        found = fingerprinted(s.cells, names)
+        if found is None:
+            continue  # over the reader's limits: left out (see class_comparison)
         funcs = {}
-        for fname, source in graded_functions(s.cells, names).items():
-            f = function_of(fname, source, given)
-            if f is not None and f.fingerprints:
-                funcs[fname] = f
+        for fname, (source, prints) in found.items():
+            kept = {h: lines for h, lines in prints.items() if h not in given}
+            if kept:
+                funcs[fname] = Function(fname, source, kept)
         out[s.name] = funcs
     return out
 
 
-def class_pairs(submissions: Iterable[Submission], assignment: Assignment) -> list[Pair]:
-    """The pairs of ``submissions`` (of ``assignment``) to list in the class report."""
+@dataclass(frozen=True)
+class Comparison:
+    """What the class report says of a class's similar submissions."""
+
+    pairs: list[Pair]
+    compared: int
+    """how many submissions were compared"""
+    unread: tuple[str, ...]
+    """the submissions left out: their code could not be read within the reader's limits"""
+
+
+def class_comparison(submissions: Iterable[Submission], assignment: Assignment) -> Comparison:
+    """The pairs of ``submissions`` (of ``assignment``) to list in the class report, with how
+    many were compared and which were left out."""
     try:
         given: Container[int] = _given_hashes_of(assignment.master, assignment.master.stat().st_mtime_ns)
     except Exception:  # noqa: BLE001 - without the master, nothing is discounted: still a pointer
         given = frozenset()
     names = list(assignment.function_question())
-    return similar_pairs(submission_functions(submissions, names, given))
+    readable = [s for s in submissions if s.problem is None]
+    functions = submission_functions(readable, names, given)
+    unread = tuple(s.name for s in readable if s.name not in functions)
+    return Comparison(similar_pairs(functions), len(functions), unread)
+
+
+def class_pairs(submissions: Iterable[Submission], assignment: Assignment) -> list[Pair]:
+    """The pairs of ``submissions`` (of ``assignment``) to list in the class report."""
+    return class_comparison(submissions, assignment).pairs
 
 
 def line_marks(source: str, lines: frozenset[int]) -> Iterator[tuple[str, bool]]:
@@ -411,10 +445,11 @@ def _code(source: str, lines: frozenset[int]) -> str:
     return "<pre>" + "\n".join(rows) + "</pre>"
 
 
-def report_section(pairs: Sequence[Pair], compared: int) -> str:
+def report_section(pairs: Sequence[Pair], compared: int, unread: Sequence[str] = ()) -> str:
     """The class report's section on ``pairs`` (among ``compared`` submissions): each pair with
-    the functions they share code in, side by side, the shared lines marked. Everything that
-    came from a submission is HTML-escaped."""
+    the functions they share code in, side by side, the shared lines marked; and the submissions
+    ``unread`` left out of the comparison, by name. Everything that came from a submission is
+    HTML-escaped."""
     e = html.escape
     intro = (
         "<h2>Similar submissions</h2><p>Pairs whose graded functions are alike once names, comments, "
@@ -423,6 +458,12 @@ def report_section(pairs: Sequence[Pair], compared: int) -> str:
         "person to read, never evidence by itself: short functions have few ways to be written. "
         "Scores are not affected.</p>"
     )
+    if unread:
+        intro += (
+            f"<p>Left out of the comparison ({len(unread)}): the grader could not read their code "
+            "within its limits (time and memory), so they are compared with no one: "
+            f"{e(', '.join(unread))}.</p>"
+        )
     if not pairs:
         return intro + "<p>None.</p>"
     rows = "".join(

@@ -428,14 +428,15 @@ def similar_section(
     """The report's section on similar submissions (:mod:`autograder.grading.similarity`), among
     those of ``submissions`` that are rows of ``records``; ``""`` without any. It reads code
     only and changes no record; when it fails, the report says so and is written all the same."""
-    from ..similarity import class_pairs, report_section
+    from ..similarity import class_comparison, report_section
 
     rows = {r.submission for r in records}
     compared = [s for s in submissions if s.name in rows and s.problem is None]
     if len(compared) < 2:  # nothing to pair (one late file, a student's own check): no cost
         return ""
     try:
-        return report_section(class_pairs(compared, assignment), len(compared))
+        found = class_comparison(compared, assignment)
+        return report_section(found.pairs, found.compared, found.unread)
     except Exception as e:  # noqa: BLE001 - a pointer for people: never the report's failure
         why = html.escape(type(e).__name__)
         return f"<h2>Similar submissions</h2><p>Not computed: the comparison failed ({why}).</p>"
