@@ -52,6 +52,7 @@ from .helpers import (
     python_loops,
     raised,
     raises,
+    run_traced,
     source_of,
     traced_equations,
 )
@@ -105,6 +106,7 @@ __all__ = [
     "names_used",
     "otter_check",
     "primitives",
+    "run_traced",
     "probe_rng",
     "probe_seed",
     "python_loops",
