@@ -51,6 +51,7 @@ GROUP_SECONDS = {
     "test_export_nbgrader": 65,
     "validate-04-jit": 55,
     "test_gradescope": 25,
+    "test_traced_rules": 40,
 }
 # Single tests that take as long as a group.
 TEST_SECONDS = {
@@ -72,6 +73,7 @@ GROUPED_MODULES = {
     "test_grade_cli",
     "test_gradescope",
     "test_points",
+    "test_traced_rules",
 }
 ASSIGNMENT_IDS = {a.id for a in load_course().assignments}
 #: The modules of the course tier (`make test-course`).

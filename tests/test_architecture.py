@@ -127,8 +127,14 @@ def test_no_import_circle_in_the_grader_package() -> None:
     assert not found, "import circles (a lazy import counts): " + "; ".join(" <-> ".join(c) for c in found)
 
 
-#: Pipeline modules whose tests are named for what a user runs rather than for the module.
-TESTED_AS = {"batch": "test_grade_cli.py", "backends.dask_cluster": "test_dask_cluster.py"}
+#: Pipeline modules tested under another name: the command a user runs (batch: `grade`), a child
+#: process tested through its client (the reader), a helper of one stage tested with it.
+TESTED_AS = {
+    "batch": "test_grade_cli.py",
+    "backends.dask_cluster": "test_dask_cluster.py",
+    "reader_process": "test_reading.py",
+    "cache_folder": "test_reference.py",
+}
 
 
 def test_every_stage_of_the_pipeline_has_a_test_module_named_for_it() -> None:

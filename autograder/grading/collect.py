@@ -5,14 +5,14 @@ never followed, sizes, member counts and compression ratios are capped before re
 member whose path is absolute or climbs out with ``..`` is never read, and nothing is unpickled
 (an otter export's ``.OTTER_LOG`` is ignored). What is parsed is bounded before it is parsed:
 the notebook's JSON (:func:`autograder.notebooks.parse_notebook`, outputs dropped unread) and
-its code (:func:`code_problem`), so that every later reader of the code (the static gates, the
-sandbox's compiler) is bounded too. Reading one entry never stops the batch: a failure nobody
+its code (:func:`code_problem`: sizes here, depth in the bounded reader process of
+:mod:`.reading`), so that every later reader of the code (the static gates, the sandbox's
+compiler) is bounded too. Reading one entry never stops the batch: a failure nobody
 foresaw, of any kind, is that entry's ``error`` row (:meth:`_Reader.guarded`).
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import io
 import os
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Assignment, Course, Uploads
 from ..errors import NotebookError, UsageError, stops_the_batch
-from ..notebooks import code_cells, defined_names, executable_source, parse_notebook
-from ..probing.helpers import parse_python
+from ..notebooks import code_cells, defined_names, parse_notebook
+from . import reading
 from .lms import layouts
 
 if TYPE_CHECKING:
@@ -258,9 +258,12 @@ class _Reader:
         if not nb.cells:
             return self.invalid(name, EMPTY_NOTEBOOK, data)
         cells = tuple(code_cells(nb))
-        refused = code_problem(cells) or self.wrong_assignment(nb)
+        too_much, checked = checked_code(cells)
+        refused = too_much or self.wrong_assignment(nb)
         if refused:
             return self.invalid(name, refused, data)
+        if not checked:
+            notes = (*notes, unchecked_note())
         return Submission(name, safe_key(name), digest, cells=cells, notes=notes)
 
     def wrong_assignment(self, nb: nbformat.NotebookNode) -> str | None:
@@ -415,42 +418,53 @@ class _Reader:
         return replace(sub, name=name, key=safe_key(name), notes=notes)
 
 
-def code_problem(cells: Sequence[str]) -> str | None:
-    """Why the code cells ``cells`` are more than the grader reads (:data:`MAX_CELL_CODE_KIB`,
-    :data:`MAX_CODE_KIB`, :data:`MAX_CODE_TOKENS`, :data:`MAX_CODE_DEPTH`), or ``None``. Sizes
-    are checked before anything is parsed; a cell that does not parse is the sandbox's to
-    report, as Python's own error in that cell."""
+def checked_code(cells: Sequence[str]) -> tuple[str | None, bool]:
+    """``(problem, checked)``: why the code cells ``cells`` are more than the grader reads
+    (:data:`MAX_CELL_CODE_KIB`, :data:`MAX_CODE_KIB`, :data:`MAX_CODE_TOKENS`,
+    :data:`MAX_CODE_DEPTH`) or ``None``, and whether all of it was checked. Sizes are checked here
+    before anything is parsed; the depth in the bounded reader process
+    (:func:`.reading.first_too_deep`), where a reading over its limits is cannot tell:
+    ``(None, False)``, graded with :func:`unchecked_note`, never ``invalid``. A cell that does not
+    parse is the sandbox's to report, as Python's own error in that cell."""
     total = tokens = 0
     for i, source in enumerate(cells, 1):
         size = len(source.encode("utf-8", "surrogatepass"))
         if size > MAX_CELL_CODE_KIB * 1024:
-            return (
-                f"code cell {i} holds {size // 1024} KiB of code; the grader reads at most "
-                f"{MAX_CELL_CODE_KIB} KiB per code cell"
-            )
+            kib = f"{size // 1024} KiB of code; the grader reads at most {MAX_CELL_CODE_KIB} KiB"
+            return f"code cell {i} holds {kib} per code cell", True
         total += size
         if total > MAX_CODE_KIB * 1024:
-            return (
-                f"its code cells hold more than {MAX_CODE_KIB} KiB of code in all, more than the grader reads"
-            )
+            why = f"its code cells hold more than {MAX_CODE_KIB} KiB of code in all"
+            return f"{why}, more than the grader reads", True
         tokens += len(_TOKEN.findall(source))
         if tokens > MAX_CODE_TOKENS:
-            return f"its code is longer than the grader reads (more than {MAX_CODE_TOKENS} words and symbols)"
-    for i, source in enumerate(cells, 1):
-        deep = f"code cell {i} nests too deeply for the grader to read (more than {MAX_CODE_DEPTH} levels)"
-        try:
-            tree = parse_python(executable_source(source))
-        except (SyntaxError, ValueError):
-            continue
-        except (RecursionError, MemoryError):  # the parser's own depth limits
-            return deep
-        stack: list[tuple[ast.AST, int]] = [(tree, 1)]
-        while stack:
-            node, depth = stack.pop()
-            if depth > MAX_CODE_DEPTH:
-                return deep
-            stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return None
+            why = f"more than {MAX_CODE_TOKENS} words and symbols"
+            return f"its code is longer than the grader reads ({why})", True
+    deep = reading.first_too_deep(cells, MAX_CODE_DEPTH)
+    if deep is None:
+        return None, False  # cannot tell within the reader's limits: never the student's `invalid`
+    if deep:
+        return (
+            f"code cell {deep} nests too deeply for the grader to read (more than {MAX_CODE_DEPTH} levels)",
+            True,
+        )
+    return None, True
+
+
+def code_problem(cells: Sequence[str]) -> str | None:
+    """Why the code cells ``cells`` are more than the grader reads, or ``None`` (also when that
+    cannot be told within the reader's limits): :func:`checked_code`."""
+    return checked_code(cells)[0]
+
+
+def unchecked_note() -> str:
+    """The note of a submission whose code :func:`code_problem` could not read within the
+    reader's limits: it is graded, and the gates' own bounded reading holds what it cannot read."""
+    return (
+        f"the grader could not finish checking how deeply this notebook's code nests within its "
+        f"limits ({reading.READ_SECONDS:g} s of CPU time, {reading.READ_MEMORY_MB} MiB); it was "
+        "graded all the same, and a rule it cannot check is held for review"
+    )
 
 
 def _broken_zip(data: bytes) -> str:

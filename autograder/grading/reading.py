@@ -1,14 +1,26 @@
-"""Reading a submission's cells for the gates, outside the grader's process and bounded.
+"""Reading a submission's text outside the grader's process, bounded: the reader's client side.
 
-The gates (:mod:`.gates`) read student text: however they are written, a notebook can be made
-that costs them more than it should. So the reading runs in a child process of its own, with a
-time limit and a memory limit; a reading over either is *cannot tell* for every gated function
-(the questions are held for the instructor's review), and the batch goes on. Nothing here runs
-the submission's code: the child parses text with :mod:`ast` and :mod:`symtable`.
+Student text costs whoever reads it what the student chooses: however a reader is written, a
+notebook can be made that costs it more than it should. So every reading of a submission's code
+runs in a child process of its own (:mod:`.reader_process`), with a time limit and a memory
+limit, and a reading over either is that submission's, never the batch's:
 
-``python -m autograder.grading.reading MEMORY_MB`` is the child, kept for the grader's life:
-requests in on stdin (``cells``, ``functions``), answers out on stdout (each function's
-canonical text, or why it cannot be read), as JSON framed by its length.
+- the gates' reading (:func:`read_bounded`): over budget is *cannot tell* for every gated
+  function (the questions are held for the instructor's review);
+- collect's check of how deeply the code nests (:func:`first_too_deep`): over budget is
+  *cannot tell*, never ``invalid`` (the submission is graded; the gates' own reading decides
+  what they can read);
+- the class report's similarity reading (:func:`fingerprinted`): over budget leaves the
+  submission out of the comparison, and the report lists it.
+
+Nothing here runs the submission's code: the child parses text with :mod:`ast`,
+:mod:`symtable` and :mod:`tokenize`. It is kept for the grader's life; requests go in on its
+stdin and answers come out on its stdout as JSON framed by its length (8 bytes, little-endian),
+one request at a time::
+
+    grader thread --request--> [stdin]  reader process (RLIMIT_CPU per request, RLIMIT_AS)
+                  <--answer--- [stdout]  past either limit it dies; the next request starts
+                                         a fresh one (the wall-clock backstop is here)
 """
 
 from __future__ import annotations
@@ -36,6 +48,9 @@ READ_MEMORY_MB = 2048
 #: hangs spends no CPU); and the reader's own start, before any notebook is read.
 WALL_PER_CPU_SECOND = 10
 START_SECONDS = 120.0
+#: The child's module: ``python -m`` runs it (this module never imports it, which imports the
+#: readers it runs).
+READER_MODULE = "autograder.grading.reader_process"
 
 
 def over_budget(seconds: float = READ_SECONDS, memory_mb: int = READ_MEMORY_MB) -> str:
@@ -59,7 +74,7 @@ class _Reader:
     def _start(self, memory_mb: int) -> subprocess.Popen[bytes]:
         if self.proc is None or self.proc.poll() is not None:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "autograder.grading.reading", str(memory_mb)],
+                [sys.executable, "-m", READER_MODULE, str(memory_mb)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -110,24 +125,34 @@ _READER = _Reader()
 atexit.register(_READER.stop)
 
 
+def _ask(kind: str, request: dict[str, Any], seconds: float | None, memory_mb: int | None) -> Any:
+    """The reader's answer to one request of ``kind``, or ``None`` when it is over budget
+    (``seconds`` of CPU time, ``memory_mb``; :data:`READ_SECONDS` and :data:`READ_MEMORY_MB`
+    as they are at the call when not given) or the reader failed."""
+    seconds = READ_SECONDS if seconds is None else seconds
+    memory_mb = READ_MEMORY_MB if memory_mb is None else memory_mb
+    payload = json.dumps({**request, "kind": kind, "seconds": seconds}).encode()
+    return _READER.ask(payload, seconds, memory_mb)
+
+
 def read_bounded(
     cells: Sequence[str],
     functions: Iterable[str],
     *,
-    seconds: float = READ_SECONDS,
-    memory_mb: int = READ_MEMORY_MB,
+    seconds: float | None = None,
+    memory_mb: int | None = None,
 ) -> dict[str, SourceFunction | str]:
     """:func:`.gates.read_sources` of ``cells``, in the reader process under ``seconds`` and
     ``memory_mb``: each function's reading, or why it cannot be read (over budget included)."""
     names = list(functions)
     if not names:
         return {}
-    payload = json.dumps(
-        {"cells": list(cells), "functions": names, "library_names": _library_names(), "seconds": seconds}
-    )
-    data = _READER.ask(payload.encode(), seconds, memory_mb)
+    request = {"cells": list(cells), "functions": names, "library_names": _library_names()}
+    data = _ask("functions", request, seconds, memory_mb)
     if not isinstance(data, dict):
-        why = over_budget(seconds, memory_mb)
+        why = over_budget(
+            READ_SECONDS if seconds is None else seconds, READ_MEMORY_MB if memory_mb is None else memory_mb
+        )
         return {name: f"`{name}`: {why}" for name in names}
     readings: dict[str, SourceFunction | str] = {}
     for name in names:
@@ -141,6 +166,44 @@ def read_bounded(
     return readings
 
 
+def first_too_deep(
+    cells: Sequence[str], max_depth: int, *, seconds: float | None = None, memory_mb: int | None = None
+) -> int | None:
+    """The number (from 1) of the first of ``cells`` whose syntax tree nests deeper than
+    ``max_depth`` levels, or deeper than Python's own parser goes; ``0`` when none does (a cell
+    that does not parse nests nowhere: the sandbox reports it as Python's own error); ``None``
+    when the reader cannot tell within ``seconds`` and ``memory_mb``."""
+    data = _ask("nesting", {"cells": list(cells), "max_depth": max_depth}, seconds, memory_mb)
+    if isinstance(data, dict) and isinstance(data.get("deep"), int) and data["deep"] >= 0:
+        return int(data["deep"])
+    return None
+
+
+#: One graded function as :func:`fingerprinted` reads it: its source (decorators included) and
+#: its winnowed fingerprints, each with the lines of the source its run of tokens covers.
+Fingerprinted = tuple[str, dict[int, tuple[int, ...]]]
+
+
+def fingerprinted(
+    cells: Sequence[str], names: Iterable[str], *, seconds: float | None = None, memory_mb: int | None = None
+) -> dict[str, Fingerprinted] | None:
+    """Each of ``names`` that ``cells`` define at top level (the last definition), read as
+    :mod:`.similarity` compares it, in the reader process: its source and fingerprints (those
+    without any left out). ``None`` when the reader cannot read them within ``seconds`` and
+    ``memory_mb``."""
+    data = _ask("similarity", {"cells": list(cells), "names": list(names)}, seconds, memory_mb)
+    if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
+        return None
+    out: dict[str, Fingerprinted] = {}
+    for name, entry in data["functions"].items():
+        try:
+            prints = {int(h): tuple(int(n) for n in lines) for h, lines in entry["fingerprints"]}
+            out[str(name)] = (str(entry["source"]), prints)
+        except (KeyError, TypeError, ValueError):
+            return None  # not what the reader writes: nothing of it is trusted
+    return out
+
+
 _LISTED: list[str] = []
 
 
@@ -151,8 +214,8 @@ def _library_names() -> str | None:
     exists is remembered: a failure is never kept."""
     if _LISTED and os.path.exists(_LISTED[0]):
         return _LISTED[0]
+    from .cache_folder import cache_root
     from .library_names import names_file
-    from .reference import cache_root
 
     try:
         path = str(names_file(cache_root()))
@@ -160,175 +223,6 @@ def _library_names() -> str | None:
         return None
     _LISTED[:] = [path]
     return path
-
-
-def defined_by_notebook(cells: Sequence[str]) -> set[str]:
-    """Attribute names the notebook's own objects define by name: its classes' names, what its
-    methods store on ``self``/``cls``, what it stores on its classes and on objects made from
-    them, keyword names (``SimpleNamespace(w=...)``) and ``namedtuple`` fields. A store on an
-    object it cannot name as its own (``x.times = ...``) defines nothing here."""
-    import ast
-    import re
-
-    from ..notebooks import executable_source
-    from ..probing.helpers import parse_python
-
-    trees = []
-    for cell in cells:
-        try:
-            trees.append(parse_python(executable_source(cell)))
-        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-            continue
-    classes = {n.name for t in trees for n in ast.walk(t) if isinstance(n, ast.ClassDef)}
-    owned = set(classes)  # names that hold a notebook class or an object made from one
-    for t in trees:
-        for n in ast.walk(t):
-            if (
-                isinstance(n, ast.Assign)
-                and isinstance(n.value, ast.Call)
-                and isinstance(n.value.func, ast.Name)
-            ):
-                if n.value.func.id in classes:
-                    owned.update(x.id for x in n.targets if isinstance(x, ast.Name))
-    names: set[str] = set()
-    for t in trees:
-        for node in ast.walk(t):
-            if isinstance(node, ast.ClassDef):
-                for st in node.body:
-                    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                        names.add(st.name)
-                    elif isinstance(st, (ast.Assign, ast.AnnAssign)):
-                        targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-                        names.update(x.id for x in targets if isinstance(x, ast.Name))
-                    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.args.args:
-                        me = st.args.args[0].arg
-                        for sub in ast.walk(st):
-                            if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
-                                if isinstance(sub.value, ast.Name) and sub.value.id == me:
-                                    names.add(sub.attr)
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                if isinstance(node.value, ast.Name) and node.value.id in owned:
-                    names.add(node.attr)
-            elif isinstance(node, ast.keyword) and node.arg:
-                names.add(node.arg)
-            elif (
-                isinstance(node, ast.Call)
-                and (_tail(node.func) or "").endswith("namedtuple")
-                and len(node.args) > 1
-            ):
-                for arg in ast.walk(node.args[1]):
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                        names.update(re.findall(r"[A-Za-z_]\w*", arg.value[:10_000]))
-    return names
-
-
-def _tail(node: object) -> str | None:
-    import ast
-
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def unknown_attribute(
-    source: str, known: dict[str, set[str]], classes: set[str], own: set[str]
-) -> str | None:
-    """The first attribute the canonical ``source`` reads that nothing defines: a library
-    module's name missing from that module as installed, or an object's attribute that no value
-    class of the libraries and nothing in the notebook defines."""
-    import ast
-
-    from .gates import _dotted
-
-    tree = ast.parse(source)
-    aliases = {}  # `nb__m__3 = jax.numpy`: another name of a module
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            path = _dotted(node.value)
-            if path and ".".join(path) in known:
-                aliases[node.targets[0].id] = path
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
-            continue
-        parts = _dotted(node)
-        if parts and parts[0] in aliases:
-            parts = [*aliases[parts[0]], *parts[1:]]
-        if parts and parts[0] in known:
-            k = 1  # the longest leading part of the path that is a module
-            while k < len(parts) and ".".join(parts[: k + 1]) in known:
-                k += 1
-            module = ".".join(parts[:k])
-            if k < len(parts) and parts[k] not in known[module]:
-                return f"{module}.{parts[k]}"
-            continue
-        if node.attr not in classes and node.attr not in own:
-            return f".{node.attr}"
-    return None
-
-
-def _answer(data: dict[str, Any], listed: dict[str, Any]) -> dict[str, Any]:
-    from .gates import read_sources
-
-    try:
-        readings = read_sources(data["cells"], data["functions"])
-    except MemoryError:
-        why = over_budget()
-        return {name: {"why": f"`{name}`: {why}"} for name in data["functions"]}
-    known, classes = listed["modules"], listed["classes"]
-    own = defined_by_notebook(data["cells"])
-    for name, r in list(readings.items()):
-        if isinstance(r, SourceFunction) and (attr := unknown_attribute(r.source, known, classes, own)):
-            readings[name] = (
-                f"`{name}` reads `{attr}`, which neither the installed libraries nor the notebook define "
-                "by name: it was made while the notebook ran, and the grader cannot tell what it runs"
-            )
-    return {
-        name: {"source": r.source} if isinstance(r, SourceFunction) else {"why": r}
-        for name, r in readings.items()
-    }
-
-
-def main() -> None:
-    """The reader: requests and answers framed by their length (8 bytes, little-endian)."""
-    try:
-        import resource
-
-        limit = int(sys.argv[1]) * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ImportError, ValueError, OSError, IndexError):
-        pass  # no such limit here (macOS): the time limit still bounds each reading
-    listings: dict[str, dict[str, Any]] = {}
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    stdout.write(bytes(8))  # ready: an empty frame
-    stdout.flush()
-    while True:
-        head = stdin.read(8)
-        if len(head) < 8:
-            return
-        data = json.loads(stdin.read(int.from_bytes(head, "little")))
-        path = str(data.get("library_names") or "")
-        if path not in listings:
-            raw: Any = None
-            if path:
-                try:
-                    with open(path, encoding="utf-8") as f:
-                        raw = json.load(f)
-                except (OSError, ValueError):
-                    raw = None
-            if raw is None:
-                from .library_names import collect
-
-                raw = collect()  # no list from the cache folder: this clean process makes one
-            listings[path] = {
-                "modules": {m: set(n) for m, n in raw["modules"].items()},
-                "classes": set(raw["classes"]),
-            }
-        _limit_cpu(float(data.get("seconds") or READ_SECONDS))
-        body = json.dumps(_answer(data, listings[path])).encode()
-        stdout.write(len(body).to_bytes(8, "little") + body)
-        stdout.flush()
 
 
 def _limit_cpu(seconds: float) -> None:
@@ -346,7 +240,3 @@ def _limit_cpu(seconds: float) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
     except (ImportError, ValueError, OSError):
         pass  # no such limit here: the wall-clock backstop still bounds the reading
-
-
-if __name__ == "__main__":
-    main()

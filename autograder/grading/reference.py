@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..probing import ProbeResult, decode_outputs, encode_outputs
+from .cache_folder import cache_root as cache_root  # where the stores live
 from .records import atomic_write
 
 if TYPE_CHECKING:
@@ -49,16 +50,6 @@ if TYPE_CHECKING:
 
 STORE_TTL_DAYS = 30
 _STORE_NAME = re.compile(r"^[0-9]{2}-[a-z0-9-]+-[0-9a-f]{20}$")
-
-
-def cache_root() -> Path:
-    """``$AUTOGRADER_CACHE_DIR``, else the platform's user cache folder for this tool."""
-    override = os.environ.get("AUTOGRADER_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("jax-course-autograder"))
 
 
 def store_key(parts: Iterable[bytes]) -> str:

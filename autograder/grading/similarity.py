@@ -26,6 +26,11 @@ It is a stage of the batch, after grading (:func:`compare_class`): its result is
 records, in ``OUT/similarity.json``, with each file's fingerprinted functions keyed by the file's
 fingerprint, so that the next run into OUT reads only new bytes and still compares the whole
 class; the report renders what it stored (:func:`read_comparison`).
+
+Student code is read (parsed, normalised, fingerprinted) only in the grader's bounded reader
+process (:mod:`.reading`, :mod:`.reader_process`, which runs the functions here): a submission
+it cannot read within its time and memory limits is left out of the comparison and the report
+names it, and the batch goes on.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notebooks import executable_source
 from ..probing.helpers import parse_python
+from .reading import fingerprinted
 from .records import atomic_write
 
 if TYPE_CHECKING:
@@ -369,16 +375,24 @@ def similar_pairs(
 def submission_functions(
     submissions: Iterable[Submission], names: Sequence[str], given: Container[int] = ()
 ) -> dict[str, dict[str, Function]]:
-    """Each readable submission's graded functions (``names``), fingerprinted less ``given``."""
+    """Each readable submission's graded functions (``names``), fingerprinted less ``given``.
+
+    Each submission's code is read in the grader's bounded reader process
+    (:func:`.reading.fingerprinted`); one it cannot read within the reader's limits is left out
+    of the answer (never compared on part of its code), as is one whose ``problem`` kept it
+    from being graded."""
     out: dict[str, dict[str, Function]] = {}
     for s in submissions:
         if s.problem is not None:
             continue
+        found = fingerprinted(s.cells, names)
+        if found is None:
+            continue  # over the reader's limits: left out (see compare_class)
         funcs = {}
-        for fname, source in graded_functions(s.cells, names).items():
-            f = function_of(fname, source, given)
-            if f is not None and f.fingerprints:
-                funcs[fname] = f
+        for fname, (source, prints) in found.items():
+            kept = {h: lines for h, lines in prints.items() if h not in given}
+            if kept:
+                funcs[fname] = Function(fname, source, kept)
         out[s.name] = funcs
     return out
 
@@ -413,6 +427,8 @@ class Comparison:
     pairs: tuple[Pair, ...] = ()
     failed: str = ""
     """the exception's name where the comparison failed (the report says so; no score changes)"""
+    unread: tuple[str, ...] = ()
+    """the submissions left out: their code could not be read within the reader's limits"""
 
 
 def compare_class(
@@ -422,12 +438,15 @@ def compare_class(
     in ``out/similarity.json`` with each file's graded functions fingerprinted, keyed by the
     file's fingerprint. A file of ``graded_now`` (this run's) is read unless its bytes were read
     before; a row an earlier run kept is compared from what that run stored. A row without
-    readable code (a problem, or a row no run stored) is not compared. It changes no record; its
-    own failure is the comparison's ``failed``, never the batch's."""
+    readable code (a problem, or a row no run stored) is not compared, and one whose code the
+    bounded reader could not read is ``unread`` (its bytes are not read again). It changes no
+    record; its own failure is the comparison's ``failed``, never the batch's."""
     names = sorted(assignment.function_question())
     method = _method(names)
     stored = _read_stored(out)
     known = stored.get("files", {}) if stored.get("method") == method else {}
+    known_unread = set(stored.get("unread_files", [])) if stored.get("method") == method else set()
+    unread: dict[str, str] = {}  # submission -> its file's fingerprint, for files the reader gave up on
     now = {s.name: s for s in graded_now}
     files: dict[str, dict[str, Function]] = {}
     compared: dict[str, str] = {}  # submission -> its file's fingerprint
@@ -438,11 +457,18 @@ def compare_class(
             sub = now.get(r.submission)
             if sub is not None and sub.problem is not None:
                 continue
+            if r.fingerprint in known_unread or r.fingerprint in unread.values():
+                unread[r.submission] = r.fingerprint
+                continue
             if r.fingerprint not in files:
                 if isinstance(known.get(r.fingerprint), dict):
                     files[r.fingerprint] = _functions_from_json(known[r.fingerprint])
                 elif sub is not None:  # bytes no run read before: fingerprinted once
-                    files[r.fingerprint] = submission_functions([sub], names)[sub.name]
+                    read = submission_functions([sub], names)
+                    if sub.name not in read:  # over the reader's limits
+                        unread[r.submission] = r.fingerprint
+                        continue
+                    files[r.fingerprint] = read[sub.name]
                 else:
                     continue
             compared[r.submission] = r.fingerprint
@@ -451,7 +477,7 @@ def compare_class(
             pairs = similar_pairs({sub: _less(files[fp], given) for sub, fp in compared.items()})
     except Exception as e:  # noqa: BLE001 - a pointer for people: never the batch's failure
         failed, pairs = type(e).__name__, []
-    result = Comparison(len(compared), tuple(pairs), failed)
+    result = Comparison(len(compared), tuple(pairs), failed, tuple(sorted(unread)))
     kept = {fp: files[fp] for fp in compared.values() if fp in files}
     atomic_write(
         out / STORED,
@@ -462,6 +488,8 @@ def compare_class(
                 "compared": result.compared,
                 "pairs": [_pair_to_json(p) for p in result.pairs],
                 "failed": result.failed,
+                "unread": list(result.unread),
+                "unread_files": sorted(set(unread.values())),
             }
         ),
         private=True,
@@ -478,6 +506,7 @@ def read_comparison(out: Path) -> Comparison | None:
             int(stored["compared"]),
             tuple(_pair_from_json(p) for p in stored["pairs"]),
             str(stored.get("failed", "")),
+            tuple(str(n) for n in stored.get("unread", [])),
         )
     except (KeyError, TypeError, ValueError):
         return None

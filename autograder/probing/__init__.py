@@ -53,6 +53,7 @@ from .helpers import (
     python_loops,
     raised,
     raises,
+    run_traced,
     source_of,
     traced_equations,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "on_every_device",
     "otter_check",
     "primitives",
+    "run_traced",
     "probe_rng",
     "probe_seed",
     "python_loops",

@@ -147,6 +147,21 @@ def traced_equations(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Itera
     return _equations(jax.make_jaxpr(fn)(*args, **kwargs).jaxpr)
 
 
+def run_traced(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` computed by the program JAX traces for it (``jax.make_jaxpr``, every
+    argument traced, as :func:`traced_equations` traces it), evaluated as traced, not compiled.
+    A rule judged on the traced program (its size, its primitives) and the values judged against
+    the reference then come from one program, whatever ``fn`` does when it is not traced
+    (``isinstance(x, jax.core.Tracer)``, ``jax.core.trace_ctx``, a ``try`` around a conversion a
+    tracer refuses). Raises what tracing raises."""
+    import jax
+    from jax.extend.core import jaxpr_as_fun
+
+    closed, shape = jax.make_jaxpr(fn, return_shape=True)(*args)
+    flat = jaxpr_as_fun(closed)(*jax.tree.leaves(args))
+    return jax.tree.unflatten(jax.tree.structure(shape), flat)
+
+
 def primitives(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> list[str]:
     """Names of every primitive in ``fn``'s jaxpr, sub-jaxprs (loop and cond bodies) included."""
     return [eqn.primitive.name for eqn in traced_equations(fn, *args, **kwargs)]

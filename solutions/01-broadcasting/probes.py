@@ -29,6 +29,7 @@ from autograder.probing import (
     primitives,
     python_loops,
     raised,
+    run_traced,
     source_of,
     traced_counts,
 )
@@ -650,8 +651,29 @@ _INT32_MIN, _INT32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max
 
 
 def _take_case(sub, x, idx, fill) -> dict:
-    """One call, with the inputs the judge reads back from the reference's run."""
-    return {"x": x, "idx": idx, "out": sub.take_or_fill(x, idx, fill)}
+    """One call, with the inputs the judge reads back from the reference's run.
+
+    Its value is computed by the program JAX traces with idx traced (x and fill closed over),
+    as the loop rule (program_does_not_grow_with_idx) traces it: values and rule are judged on
+    one program, so an answer that takes another path when traced (asks whether idx is a
+    jax.core.Tracer, reads jax.core.trace_ctx, tries a NumPy conversion a tracer refuses) is
+    judged on the path it takes there. Its value when run as it is comes too ("ran"), to say so.
+    A function that cannot be traced at all is run as it is (its loop rule is then judged on
+    its source), and both are that value."""
+
+    def run(i):
+        return sub.take_or_fill(x, i, fill)
+
+    try:
+        traced = run_traced(run, idx)
+    except Exception:  # noqa: BLE001 - a student function may raise anything while traced
+        ran = run(idx)
+        return {"x": x, "idx": idx, "out": ran, "ran": ran}
+    try:
+        ran = run(idx)
+    except Exception as e:  # noqa: BLE001 - judged on the traced program; the message says so
+        ran = f"raised {type(e).__name__}"
+    return {"x": x, "idx": idx, "out": traced, "ran": ran}
 
 
 def _cases(ref) -> list[str]:
@@ -660,11 +682,41 @@ def _cases(ref) -> list[str]:
     return [path for path in ref if path == "out" or path.endswith(".out")]
 
 
+def _runs_otherwise(out, base, got):
+    """Why ``got`` (the traced program's value) is not what the function gave when run, or
+    ``None`` when they agree (or it was not traced)."""
+    if base + "ran" not in out:
+        return None
+    try:
+        ran = array(out, base + "ran")
+        same = ran.shape == got.shape and np.array_equal(ran, got, equal_nan=True)
+    except Exception:  # noqa: BLE001 - what it gave when run is not an array: not the same
+        same = False
+    if same:
+        return None
+    return (
+        "gives other values with idx traced than when run as it is: its code takes another path "
+        "when JAX traces it (an isinstance check for a tracer, jax.core.trace_ctx, a try around a "
+        "conversion a tracer refuses). q9 is judged on the program JAX traces, as its loop rule "
+        "is: index the whole array at once, the same way whether traced or not (rule 2)"
+    )
+
+
 def _took_or_filled(out, ref):
     for path in _cases(ref):
         base = path[: -len("out")]
         x, idx, want = array(ref, base + "x"), array(ref, base + "idx").astype(np.int64), array(ref, path)
         got, n = array(out, path), x.shape[0]
+        if (
+            got.shape != want.shape
+            or got.dtype != want.dtype
+            or not np.allclose(
+                got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=1e-6, equal_nan=True
+            )
+        ):
+            otherwise = _runs_otherwise(out, base, got)
+            if otherwise:
+                return otherwise
         if got.shape != want.shape:
             return f"returned shape {got.shape} for idx of shape {idx.shape}; the result has idx's shape"
         if got.dtype != want.dtype:

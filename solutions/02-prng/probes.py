@@ -29,6 +29,7 @@ from autograder.probing import (
     fixed_size_program,
     primitives,
     python_loops,
+    run_traced,
     source_of,
     traced_counts,
 )
@@ -113,6 +114,18 @@ def _draw_counts(fn, small, large):
     ``(call, keys)`` where ``call(keys)`` calls ``fn``; where ``fn`` cannot be traced at all, its
     source decides (:func:`traced_counts`)."""
     return traced_counts("draws", lambda: [_draws(*small), _draws(*large)], fn)
+
+
+def _traced(call, keys):
+    """``call(keys)`` computed by the program JAX traces with the keys traced, as the draw count
+    traces it (:func:`autograder.probing.run_traced`): values and rule are judged on one program,
+    whatever the function does when it is not traced (asks whether a key is a jax.core.Tracer,
+    reads jax.core.trace_ctx, tries a NumPy conversion a tracer refuses). A function that cannot
+    be traced at all is called as it is (its loop rule is then judged on its source)."""
+    try:
+        return run_traced(call, keys)
+    except Exception:  # noqa: BLE001 - a student function may raise anything while traced
+        return call(keys)
 
 
 _draws_fixed = fixed_size_program(
@@ -874,19 +887,19 @@ def draws_do_not_grow_with_batch(sub, rng):
 @hidden.probe("q8", "batched_normal", **NORMAL_TOL)
 def rows_match_split_keys(sub, rng):
     """batch 6 of shape (3, 4): row i is normal(split(key, batch)[i], shape)"""
-    return {"x": sub.batched_normal(_key(rng), 6, (3, 4))}
+    return {"x": _traced(lambda k: sub.batched_normal(k, 6, (3, 4)), _key(rng))}
 
 
 @hidden.probe("q8", "batched_normal", **NORMAL_TOL)
 def scalar_rows(sub, rng):
     """shape () gives an array of shape (batch,)"""
-    return {"x": sub.batched_normal(_key(rng), 5, ())}
+    return {"x": _traced(lambda k: sub.batched_normal(k, 5, ()), _key(rng))}
 
 
 @hidden.probe("q8", "batched_normal", **NORMAL_TOL)
 def legacy_key_rows(sub, rng):
     """on a legacy PRNGKey array"""
-    return {"x": sub.batched_normal(_legacy_key(rng), 4, (7,))}
+    return {"x": _traced(lambda k: sub.batched_normal(k, 4, (7,)), _legacy_key(rng))}
 
 
 def _rows_differ(out, ref):
@@ -899,7 +912,7 @@ def _rows_differ(out, ref):
 @hidden.probe("q8", "batched_normal", judge=_then_reference(_rows_differ, **NORMAL_TOL))
 def rows_differ(sub, rng):
     """rows differ from each other (one key per row)"""
-    return {"x": sub.batched_normal(_key(rng), 4, (8,))}
+    return {"x": _traced(lambda k: sub.batched_normal(k, 4, (8,)), _key(rng))}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -931,8 +944,8 @@ def typed_keys_rows(sub, rng):
     """5 typed keys, x (3, 4): row i is x + sigma * normal(keys[i], x.shape)"""
     import jax
 
-    keys = jax.random.split(_key(rng), 5)
-    return {"out": sub.noisy_copies(keys, _noisy_input(rng, (3, 4)), 0.5)}
+    keys, x = jax.random.split(_key(rng), 5), _noisy_input(rng, (3, 4))
+    return {"out": _traced(lambda k: sub.noisy_copies(k, x, 0.5), keys)}
 
 
 @hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
@@ -940,8 +953,8 @@ def legacy_keys_rows(sub, rng):
     """4 legacy PRNGKey keys stacked as (4, 2), x (6,)"""
     import jax
 
-    keys = jax.random.split(_legacy_key(rng), 4)
-    return {"out": sub.noisy_copies(keys, _noisy_input(rng, (6,)), 2.0)}
+    keys, x = jax.random.split(_legacy_key(rng), 4), _noisy_input(rng, (6,))
+    return {"out": _traced(lambda k: sub.noisy_copies(k, x, 2.0), keys)}
 
 
 @hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
@@ -949,8 +962,8 @@ def scalar_x(sub, rng):
     """a 0-d x gives an array of shape (k,)"""
     import jax
 
-    keys = jax.random.split(_key(rng), 6)
-    return {"out": sub.noisy_copies(keys, _noisy_input(rng, ()), 0.1)}
+    keys, x = jax.random.split(_key(rng), 6), _noisy_input(rng, ())
+    return {"out": _traced(lambda k: sub.noisy_copies(k, x, 0.1), keys)}
 
 
 @hidden.probe("q9", "noisy_copies", **NORMAL_TOL)
@@ -958,8 +971,8 @@ def x_as_long_as_keys(sub, rng):
     """x (3, 5) with 3 keys: x is shared by every row, not mapped over"""
     import jax
 
-    keys = jax.random.split(_key(rng), 3)
-    return {"out": sub.noisy_copies(keys, _noisy_input(rng, (3, 5)), 1.5)}
+    keys, x = jax.random.split(_key(rng), 3), _noisy_input(rng, (3, 5))
+    return {"out": _traced(lambda k: sub.noisy_copies(k, x, 1.5), keys)}
 
 
 def _shapes_float32(out, ref):
@@ -985,7 +998,11 @@ def shape_and_float32(sub, rng):
     for name, k, shape in [("vector", 4, (5,)), ("scalar", 3, ()), ("cube", 2, (2, 3, 2))]:
         keys = jax.random.split(_key(rng), k)
         x = _noisy_input(rng, shape)
-        out[name] = {"k": k, "shape": list(shape), "out": sub.noisy_copies(keys, x, 0.3)}
+        out[name] = {
+            "k": k,
+            "shape": list(shape),
+            "out": _traced(lambda ks, x=x: sub.noisy_copies(ks, x, 0.3), keys),
+        }
     return out
 
 
@@ -1001,8 +1018,8 @@ def noisy_rows_differ(sub, rng):
     """rows differ from each other (row i uses keys[i])"""
     import jax
 
-    keys = jax.random.split(_key(rng), 4)
-    return {"out": sub.noisy_copies(keys, _noisy_input(rng, (8,)), 1.0)}
+    keys, x = jax.random.split(_key(rng), 4), _noisy_input(rng, (8,))
+    return {"out": _traced(lambda k: sub.noisy_copies(k, x, 1.0), keys)}
 
 
 @_judge
@@ -1019,4 +1036,4 @@ def sigma_zero_gives_copies(sub, rng):
     import jax
 
     keys, x = jax.random.split(_key(rng), 3), _noisy_input(rng, (2, 4))
-    return {"k": 3, "x": x, "out": sub.noisy_copies(keys, x, 0.0)}
+    return {"k": 3, "x": x, "out": _traced(lambda k: sub.noisy_copies(k, x, 0.0), keys)}

@@ -24,6 +24,7 @@ from autograder.probing import (
     fixed_size_program,
     largest_intermediate,
     primitives,
+    run_traced,
     source_of,
     traced_counts,
 )
@@ -1050,7 +1051,7 @@ def _per_example_judge(out, ref):
 def classifier_matches_reference(sub, rng):
     """on a 2-layer tanh classifier, params a list of two dicts, xs (6, 4), integer labels ys (6,)"""
     loss, params, xs, ys = _classifier_problem(rng, 6)
-    return {"grads": sub.per_example_grads(loss, params, xs, ys)}
+    return {"grads": _traced(lambda p, a, b: sub.per_example_grads(loss, p, a, b), params, xs, ys)}
 
 
 @hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
@@ -1065,7 +1066,7 @@ def scalar_leaf_matches_reference(sub, rng):
         r = x @ params["w"] + params["b"] - y
         return jnp.where(jnp.abs(r) < 1.0, 0.5 * r**2, jnp.abs(r) - 0.5)
 
-    return {"grads": sub.per_example_grads(loss, params, xs, ys)}
+    return {"grads": _traced(lambda p, a, b: sub.per_example_grads(loss, p, a, b), params, xs, ys)}
 
 
 @hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
@@ -1080,14 +1081,27 @@ def tuple_params_matrix_targets(sub, rng):
         W, b = params
         return jnp.mean((jnp.tanh(x @ W + b) - y) ** 2)
 
-    return {"grads": sub.per_example_grads(loss, params, xs, ys)}
+    return {"grads": _traced(lambda p, a, b: sub.per_example_grads(loss, p, a, b), params, xs, ys)}
 
 
 @hidden.probe("q11", "per_example_grads", judge=_per_example_judge)
 def batch_of_one(sub, rng):
     """on the classifier with a batch of one example, xs (1, 4), ys (1,)"""
     loss, params, xs, ys = _classifier_problem(rng, 1)
-    return {"grads": sub.per_example_grads(loss, params, xs, ys)}
+    return {"grads": _traced(lambda p, a, b: sub.per_example_grads(loss, p, a, b), params, xs, ys)}
+
+
+def _traced(call, params, xs, ys):
+    """``call(params, xs, ys)`` computed by the program JAX traces with all three traced, as the
+    loop gate traces it (:func:`autograder.probing.run_traced`): values and rule are judged on one
+    program, whatever the function does when it is not traced (asks whether an input is a
+    jax.core.Tracer, reads jax.core.trace_ctx, tries a NumPy conversion a tracer refuses). A
+    function that cannot be traced at all is called as it is (its loop rule is then judged on
+    its source)."""
+    try:
+        return run_traced(call, params, xs, ys)
+    except Exception:  # noqa: BLE001 - a student function may raise anything while traced
+        return call(params, xs, ys)
 
 
 _program_fixed = fixed_size_program(
@@ -1148,7 +1162,8 @@ def _median_norm(loss, params, xs, ys):
 def classifier_half_clipped(sub, rng):
     """on the 2-layer classifier, xs (8, 4), max_norm the median gradient norm (half clipped)"""
     loss, params, xs, ys = _classifier_problem(rng, 8)
-    return {"grad": sub.clipped_mean_grad(loss, params, xs, ys, _median_norm(loss, params, xs, ys))}
+    max_norm = _median_norm(loss, params, xs, ys)
+    return {"grad": _traced(lambda p, a, b: sub.clipped_mean_grad(loss, p, a, b, max_norm), params, xs, ys)}
 
 
 @hidden.probe("q12", "clipped_mean_grad")
@@ -1165,7 +1180,7 @@ def zero_gradients_stay_zero(sub, rng):
     def loss(params, x, y):  # hinge: zero (and a zero gradient) once y * (x . w + b) >= 1
         return jnp.maximum(0.0, 1.0 - y * (x @ params["w"] + params["b"]))
 
-    return {"grad": sub.clipped_mean_grad(loss, params, xs, ys, 0.5)}
+    return {"grad": _traced(lambda p, a, b: sub.clipped_mean_grad(loss, p, a, b, 0.5), params, xs, ys)}
 
 
 @hidden.probe("q12", "clipped_mean_grad")
@@ -1180,7 +1195,7 @@ def nothing_clipped_is_the_mean(sub, rng):
         W, b = params
         return jnp.mean((jnp.tanh(x @ W + b) - y) ** 2)
 
-    return {"grad": sub.clipped_mean_grad(loss, params, xs, ys, 1e6)}
+    return {"grad": _traced(lambda p, a, b: sub.clipped_mean_grad(loss, p, a, b, 1e6), params, xs, ys)}
 
 
 @hidden.probe("q12", "clipped_mean_grad")
@@ -1192,7 +1207,7 @@ def everything_clipped(sub, rng):
     def loss(params, x, y):
         return (x @ params["w"] + params["b"] - y) ** 2
 
-    return {"grad": sub.clipped_mean_grad(loss, params, xs, ys, 1e-3)}
+    return {"grad": _traced(lambda p, a, b: sub.clipped_mean_grad(loss, p, a, b, 1e-3), params, xs, ys)}
 
 
 @hidden.probe("q12", "clipped_mean_grad", judge=_program_fixed, gate=True)

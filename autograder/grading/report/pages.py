@@ -276,7 +276,9 @@ def report_html(
         failed_tests=[x for x in by_test if x["failed"]],
         never_failed=[x["test"] for x in by_test if not x["failed"]],
         flagged=[r for r in records if r.status != "graded"],
-        similarity=similarity if similarity is not None and similarity.compared >= 2 else None,
+        similarity=similarity
+        if similarity is not None and (similarity.compared >= 2 or similarity.unread)
+        else None,
         everyone=everyone,
     )
 
