@@ -30,6 +30,7 @@ from pathlib import Path
 from autograder.config import load_course
 from autograder.grading import batch as grade
 from autograder.grading.grader import Grader
+from autograder.grading.options import GradeOptions
 from autograder.grading.records import read_records
 from autograder.notebooks import typed_nbformat
 from autograder.release import build
@@ -74,8 +75,16 @@ def graded(assignment: str, seed: int, work: Path, fresh: list[tuple[str, str, s
         only[file] = (q,)
         expected[file] = name if kind == "known" else (None if not wrong else "?")
     os.environ["AUTOGRADER_CACHE_DIR"] = str(work / "cache")
-    grade.main(
-        assignment=a.id, submissions=subs, out=work / "out", seed=seed, quiet=True, summary=False, only=only
+    grade.run(
+        GradeOptions(
+            assignment=a.id,
+            submissions=subs,
+            out=work / "out",
+            seed=seed,
+            quiet=True,
+            summary=False,
+            only=only,
+        )
     )
     records = read_records(work / "out")
     for kind in ("known", "fresh"):

@@ -23,6 +23,7 @@ import pytest
 from autograder.config import ROOT, load_course
 from autograder.grading import batch as grade
 from autograder.grading import records
+from autograder.grading.options import GradeOptions
 from autograder.release.validate import graded_cells
 
 pytestmark = pytest.mark.assignment("01-broadcasting")
@@ -783,17 +784,19 @@ def graded(
     os.environ["AUTOGRADER_TEST_SECRET"] = "hunter2"  # a grader secret no sandbox may see
     warnings = io.StringIO()  # why a batch failed, in the assertion: CI shows no more
     with contextlib.redirect_stderr(warnings):
-        status = grade.main(
-            assignment=a.id,
-            submissions=subs,
-            out=out,
-            jobs=2,
-            quiet=True,
-            cell_seconds=5,
-            submission_seconds=60,
-            memory_mb=1536,
-            course=course,
-            seed=SEED,
+        status = grade.run(
+            GradeOptions(
+                assignment=a.id,
+                submissions=subs,
+                out=out,
+                jobs=2,
+                quiet=True,
+                cell_seconds=5,
+                submission_seconds=60,
+                memory_mb=1536,
+                course=course,
+                seed=SEED,
+            )
         )
     os.environ.pop("AUTOGRADER_TEST_SECRET")
     assert status == 0, warnings.getvalue()[-3000:]

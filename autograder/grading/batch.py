@@ -46,12 +46,6 @@ if TYPE_CHECKING:
     from .grader import Grader
 
 
-def main(**given: Any) -> int:
-    """:func:`run` with :class:`~.options.GradeOptions` made of ``given`` (a test's or a script's
-    keywords; the command line and the package's own callers build the options, typed)."""
-    return run(GradeOptions(**given))
-
-
 def run(options: GradeOptions) -> int:
     """Grade SUBMISSIONS into OUT as ``options`` (what the command line's flags set) say.
     Returns the exit status: 0 when every submission has a row
