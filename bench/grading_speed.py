@@ -94,7 +94,7 @@ def ours_one_by_one(folders: dict[str, Path], out: Path) -> dict[tuple[str, str]
         a = course.assignment(aid)
         subs, _ = collect(folder, a, course)
         with Grader.for_course(course, a, out / aid, seed=course.grading.seed) as g:
-            g.reference()
+            g.references.outputs()
             for s in subs:
                 start = time.perf_counter()
                 record = g.grade(s)

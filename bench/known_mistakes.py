@@ -44,11 +44,11 @@ def cost(assignment: str, seed: int, work: Path) -> tuple[float, float, int]:
     os.environ["AUTOGRADER_CACHE_DIR"] = str(work / "cache")
     start = time.monotonic()
     with Grader.for_course(course, a, work / "plain", seed=seed, diagnose=False) as g:
-        g.reference()
+        g.references.outputs()
     plain = time.monotonic() - start
     start = time.monotonic()
     with Grader.for_course(course, a, work / "diag", seed=seed) as g:
-        g.reference()
+        g.references.outputs()
         count = len(g.spec.mistakes)
     return plain, time.monotonic() - start, count
 

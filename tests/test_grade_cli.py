@@ -335,12 +335,12 @@ def test_a_new_out_folder_reuses_the_reference_store(
     """The reference runs once per course version and environment, not once per --out: a batch
     into a new folder loads what the first one stored (a reference run here would fail)."""
     from autograder.grading import batch as grade
-    from autograder.grading import grader
+    from autograder.grading import reference
 
-    def no_second_run(self: grader.Grader, store: object) -> None:
+    def no_second_run(self: reference.References, store: object) -> None:
         raise AssertionError("the reference solution ran again")
 
-    monkeypatch.setattr(grader.Grader, "_run_reference", no_second_run)
+    monkeypatch.setattr(reference.References, "_run_reference", no_second_run)
     out = tmp_path / "out"
     assert (
         grade.run(
@@ -768,7 +768,7 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
     one submission's grading or recording is that row's `error`; the batch goes on, and ends
     saying so with exit status 1 (the grader failed), its causes in OUT/grader.log."""
     from autograder.grading import batch as grade
-    from autograder.grading import grader
+    from autograder.grading import grader, reference
     from autograder.grading.report import pages as report
     from autograder.sandbox.run import RunOutcome
 
@@ -788,8 +788,8 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
         return real_feedback(out, record, a)
 
     monkeypatch.setattr(grader.Grader, "_run", run)
-    monkeypatch.setattr(grader.Grader, "reference", lambda self: {})
-    monkeypatch.setattr(grader.Grader, "reference_stored", lambda self: True)
+    monkeypatch.setattr(reference.References, "outputs", lambda self: {})
+    monkeypatch.setattr(reference.References, "stored", lambda self: True)
     monkeypatch.setattr(grade, "start_zygote", lambda out: None)
     monkeypatch.setattr(report, "write_feedback", write_feedback)
     subs = tmp_path / "subs"
@@ -831,7 +831,7 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
 
 def test_the_instructors_ctrl_c_stops_the_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from autograder.grading import batch as grade
-    from autograder.grading import grader
+    from autograder.grading import grader, reference
 
     def run(self, cells, slot, probes, cache, *, writes=False):  # noqa: ANN001, ANN202
         os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends the grader's main thread
@@ -839,8 +839,8 @@ def test_the_instructors_ctrl_c_stops_the_batch(tmp_path: Path, monkeypatch: pyt
         raise RuntimeError("the sandbox was stopped")
 
     monkeypatch.setattr(grader.Grader, "_run", run)
-    monkeypatch.setattr(grader.Grader, "reference", lambda self: {})
-    monkeypatch.setattr(grader.Grader, "reference_stored", lambda self: True)
+    monkeypatch.setattr(reference.References, "outputs", lambda self: {})
+    monkeypatch.setattr(reference.References, "stored", lambda self: True)
     monkeypatch.setattr(grade, "start_zygote", lambda out: None)
     subs = tmp_path / "subs"
     subs.mkdir()
