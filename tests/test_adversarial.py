@@ -115,8 +115,15 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
     ),
     # The checks of the checks, replaced together with the closure rebinding they would catch.
     "replace_the_check_of_the_checks": (
-        "import autograder.sandbox.child as C\nC._intact.__code__ = (lambda watch: True).__code__\n"
+        "import autograder.sandbox.child as C\nC._checks.__code__ = (lambda root, against: True).__code__\n"
         + REBIND_THE_CHECKS_CLOSURE,
+        "tampered",
+        "zero",
+    ),
+    # The phases after the cells, replaced: what runs the hidden tests, and the checks after them.
+    "replace_the_probes_phase": (
+        "import autograder.sandbox.child as C\nC._probes.__code__ = (lambda *a: None).__code__\n"
+        "C._probes = lambda *a: None\nimport jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
         "tampered",
         "zero",
     ),
