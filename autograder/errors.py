@@ -30,6 +30,10 @@ class BuildError(Exception):
     """A source is inconsistent; one line naming the file and the problem."""
 
 
+class GradingFailed(Exception):
+    """Grading itself failed (exit status 1): the grader's fault, never a student's."""
+
+
 # -- what ends a batch ----------------------------------------------------------------------------
 # A batch survives anything one submission does to the grader: any exception while one is read,
 # graded or recorded, SystemExit and KeyboardInterrupt included, is that row's `error`. Only the

@@ -51,6 +51,7 @@ from autograder.config import load_course  # noqa: E402
 from autograder.grading import batch as grade  # noqa: E402
 from autograder.grading.collect import collect  # noqa: E402
 from autograder.grading.grader import Grader  # noqa: E402
+from autograder.grading.options import GradeOptions  # noqa: E402
 from autograder.release import build  # noqa: E402
 from autograder.release.validate import mutant_notebook  # noqa: E402
 
@@ -93,7 +94,7 @@ def ours_one_by_one(folders: dict[str, Path], out: Path) -> dict[tuple[str, str]
         a = course.assignment(aid)
         subs, _ = collect(folder, a, course)
         with Grader.for_course(course, a, out / aid, seed=course.grading.seed) as g:
-            g.reference()
+            g.references.outputs()
             for s in subs:
                 start = time.perf_counter()
                 record = g.grade(s)
@@ -157,24 +158,28 @@ def batch_seconds(folders: dict[str, Path], out: Path, jobs: int) -> float:
     (once per batch, serial, what a class of 500 amortises) is done before the clock starts."""
     course = load_course()
     for aid, folder in folders.items():
-        grade.main(
-            assignment=aid,
-            submissions=folder / "reference.ipynb",
-            out=out / aid,
-            jobs=1,
-            quiet=True,
-            course=course,
+        grade.run(
+            GradeOptions(
+                assignment=aid,
+                submissions=folder / "reference.ipynb",
+                out=out / aid,
+                jobs=1,
+                quiet=True,
+                course=course,
+            )
         )
     start = time.perf_counter()
     for aid, folder in folders.items():
-        grade.main(
-            assignment=aid,
-            submissions=folder,
-            out=out / aid,
-            jobs=jobs,
-            quiet=True,
-            course=course,
-            regrade=True,
+        grade.run(
+            GradeOptions(
+                assignment=aid,
+                submissions=folder,
+                out=out / aid,
+                jobs=jobs,
+                quiet=True,
+                course=course,
+                regrade=True,
+            )
         )
     return time.perf_counter() - start
 
@@ -196,12 +201,14 @@ def cli_seconds(folders: dict[str, Path], out: Path, *flags: str) -> float:
     course = load_course()
     for aid, folder in folders.items():
         if not (out / aid / "batch.json").exists():
-            grade.main(
-                assignment=aid,
-                submissions=folder / "reference.ipynb",
-                out=out / aid,
-                quiet=True,
-                course=course,
+            grade.run(
+                GradeOptions(
+                    assignment=aid,
+                    submissions=folder / "reference.ipynb",
+                    out=out / aid,
+                    quiet=True,
+                    course=course,
+                )
             )
     start = time.perf_counter()
     for aid, folder in folders.items():

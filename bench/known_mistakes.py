@@ -30,6 +30,7 @@ from pathlib import Path
 from autograder.config import load_course
 from autograder.grading import batch as grade
 from autograder.grading.grader import Grader
+from autograder.grading.options import GradeOptions
 from autograder.grading.records import read_records
 from autograder.notebooks import typed_nbformat
 from autograder.release import build
@@ -43,11 +44,11 @@ def cost(assignment: str, seed: int, work: Path) -> tuple[float, float, int]:
     os.environ["AUTOGRADER_CACHE_DIR"] = str(work / "cache")
     start = time.monotonic()
     with Grader.for_course(course, a, work / "plain", seed=seed, diagnose=False) as g:
-        g.reference()
+        g.references.outputs()
     plain = time.monotonic() - start
     start = time.monotonic()
     with Grader.for_course(course, a, work / "diag", seed=seed) as g:
-        g.reference()
+        g.references.outputs()
         count = len(g.spec.mistakes)
     return plain, time.monotonic() - start, count
 
@@ -74,8 +75,16 @@ def graded(assignment: str, seed: int, work: Path, fresh: list[tuple[str, str, s
         only[file] = (q,)
         expected[file] = name if kind == "known" else (None if not wrong else "?")
     os.environ["AUTOGRADER_CACHE_DIR"] = str(work / "cache")
-    grade.main(
-        assignment=a.id, submissions=subs, out=work / "out", seed=seed, quiet=True, summary=False, only=only
+    grade.run(
+        GradeOptions(
+            assignment=a.id,
+            submissions=subs,
+            out=work / "out",
+            seed=seed,
+            quiet=True,
+            summary=False,
+            only=only,
+        )
     )
     records = read_records(work / "out")
     for kind in ("known", "fresh"):

@@ -23,6 +23,7 @@ import pytest
 from autograder.config import ROOT, load_course
 from autograder.grading import batch as grade
 from autograder.grading import records
+from autograder.grading.options import GradeOptions
 from autograder.release.validate import graded_cells
 
 pytestmark = pytest.mark.assignment("01-broadcasting")
@@ -114,8 +115,15 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
     ),
     # The checks of the checks, replaced together with the closure rebinding they would catch.
     "replace_the_check_of_the_checks": (
-        "import autograder.sandbox.child as C\nC._intact.__code__ = (lambda watch: True).__code__\n"
+        "import autograder.sandbox.child as C\nC._checks.__code__ = (lambda root, against: True).__code__\n"
         + REBIND_THE_CHECKS_CLOSURE,
+        "tampered",
+        "zero",
+    ),
+    # The phases after the cells, replaced: what runs the hidden tests, and the checks after them.
+    "replace_the_probes_phase": (
+        "import autograder.sandbox.child as C\nC._probes.__code__ = (lambda *a: None).__code__\n"
+        "C._probes = lambda *a: None\nimport jax.numpy as jnp\njnp.allclose = lambda *a, **k: True",
         "tampered",
         "zero",
     ),
@@ -812,17 +820,19 @@ def graded(
     os.environ["AUTOGRADER_TEST_SECRET"] = "hunter2"  # a grader secret no sandbox may see
     warnings = io.StringIO()  # why a batch failed, in the assertion: CI shows no more
     with contextlib.redirect_stderr(warnings):
-        status = grade.main(
-            assignment=a.id,
-            submissions=subs,
-            out=out,
-            jobs=2,
-            quiet=True,
-            cell_seconds=5,
-            submission_seconds=60,
-            memory_mb=1536,
-            course=course,
-            seed=SEED,
+        status = grade.run(
+            GradeOptions(
+                assignment=a.id,
+                submissions=subs,
+                out=out,
+                jobs=2,
+                quiet=True,
+                cell_seconds=5,
+                submission_seconds=60,
+                memory_mb=1536,
+                course=course,
+                seed=SEED,
+            )
         )
     os.environ.pop("AUTOGRADER_TEST_SECRET")
     assert status == 0, warnings.getvalue()[-3000:]

@@ -137,7 +137,10 @@ def test_each_known_wrong_answer_graded_as_a_submission_is_named_as_itself(valid
     records = read_records(work / "out")
     seed = json.loads((work / "out" / "batch.json").read_text(encoding="utf-8"))["seed"]
     with Grader.for_course(COURSE, a, work / "out", seed=seed) as grader:
-        outcomes = {**grader.reference(), **grader.known_mistakes()}  # as the batch stored them
+        outcomes = {
+            **grader.references.outputs(),
+            **grader.references.known_mistakes(),
+        }  # as the batch stored them
         mistakes = list(grader.spec.mistakes)
     assert len(mistakes) == len(list(a.mutants_dir.glob("q*.py")))
     wrong, missed, nameless = [], [], []

@@ -172,8 +172,10 @@ def test_the_course_build_carries_no_solution_and_grades_alike(baseline: Path, t
         grader.limits,
         SEED,
     )
-    assert worker.store.path == grader.store.path  # same host: the same store, warmed once
-    assert set(worker.reference()) == set(grader.reference())
+    assert (
+        worker.references.store.path == grader.references.store.path
+    )  # same host: the same store, warmed once
+    assert set(worker.references.outputs()) == set(grader.references.outputs())
 
 
 def test_a_sandbox_a_worker_could_not_protect_names_that_worker() -> None:

@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.config import ROOT, load_course
+from autograder.grading.options import GradeOptions
 
 pytestmark = pytest.mark.assignment("01-broadcasting")
 A = "01-broadcasting"
@@ -308,21 +310,23 @@ def test_a_row_graded_on_some_questions_is_never_resumed_as_a_whole_one(
     full = records.read_records(out)["dave.ipynb"]  # graded on every question by the batch
     assert set(full.questions) == set(questions)
 
-    def grade_dave(**kw: object) -> dict[str, str]:
-        assert grade.main(assignment=A, submissions=only_dave, out=out, quiet=True, course=course, **kw) == 0
+    dave = GradeOptions(assignment=A, submissions=only_dave, out=out, quiet=True, course=course)
+
+    def grade_dave(options: GradeOptions) -> dict[str, str]:
+        assert grade.run(options) == 0
         # The batch's other rows stay in the gradebook: the folder is one class.
         (row,) = [r for r in rows(out) if r["submission"] == "dave.ipynb"]
         assert len(rows(out)) == len(records.read_records(out))
         return row
 
-    row = grade_dave(only={"dave.ipynb": ["q5"]})
+    row = grade_dave(replace(dave, only={"dave.ipynb": ["q5"]}))
     assert [q for q in questions if row[q] != ""] == ["q5"] and row["q5"] == "0"
     assert (row["total"], row["possible"], row["status"]) == ("0", f"{full.possible:g}", "graded")
-    row = grade_dave()
+    row = grade_dave(dave)
     assert [row[q] for q in questions] == [f"{full.questions[q]:g}" for q in questions]
     assert records.read_records(out)["dave.ipynb"] == full
     with pytest.raises(UsageError, match="q99"):
-        grade.main(assignment=A, submissions=only_dave, out=out, course=course, only={"dave.ipynb": ["q99"]})
+        grade.run(replace(dave, only={"dave.ipynb": ["q99"]}))
 
 
 def test_a_new_out_folder_reuses_the_reference_store(
@@ -331,14 +335,19 @@ def test_a_new_out_folder_reuses_the_reference_store(
     """The reference runs once per course version and environment, not once per --out: a batch
     into a new folder loads what the first one stored (a reference run here would fail)."""
     from autograder.grading import batch as grade
-    from autograder.grading import grader
+    from autograder.grading import reference
 
-    def no_second_run(self: grader.Grader, store: object) -> None:
+    def no_second_run(self: reference.References, store: object) -> None:
         raise AssertionError("the reference solution ran again")
 
-    monkeypatch.setattr(grader.Grader, "_run_reference", no_second_run)
+    monkeypatch.setattr(reference.References, "_run_reference", no_second_run)
     out = tmp_path / "out"
-    assert grade.main(assignment=A, submissions=batch / "alice.ipynb", out=out, quiet=True, seed=SEED) == 0
+    assert (
+        grade.run(
+            GradeOptions(assignment=A, submissions=batch / "alice.ipynb", out=out, quiet=True, seed=SEED)
+        )
+        == 0
+    )
     (row,) = rows(out)
     assert (row["status"], row["total"]) == ("graded", row["possible"]), row["message"]
     assert not list(out.glob(".cache/*/reference-*.json"))  # the store is not under --out
@@ -499,6 +508,67 @@ def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str, tmp
     assert proc.returncode == 2
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert not (tmp_path / "out").exists()  # a mistyped command leaves nothing behind
+
+
+def test_every_grade_flag_reaches_the_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line hands ``grade`` one :class:`GradeOptions`, each flag in its field; a flag
+    left out keeps the field's own default (the one place it is written)."""
+    from dataclasses import fields
+
+    from autograder import cli as cli_module
+    from autograder.grading import batch as grade
+
+    given: list[GradeOptions] = []
+
+    def run(options: GradeOptions) -> int:
+        given.append(options)
+        return 0
+
+    monkeypatch.setattr(grade, "run", run)
+    monkeypatch.chdir(tmp_path)
+    flags = {
+        "--device": "gpu",
+        "--jobs": "3",
+        "--cpu-devices": "2",
+        "--cell-seconds": "1.5",
+        "--submission-seconds": "9",
+        "--memory-mb": "700",
+        "--processes": "5",
+        "--seed": "7",
+        "--scheduler": "tcp://h:1",
+        "--cluster": "local:2",
+        "--roster": "r.csv",
+        "--lms-column": "X",
+    }
+    switches = ["--quiet", "--regrade", "--lms", "canvas", "--lms", "moodle"]
+    argv = ["grade", A, "subs", "--out", "o", *(x for kv in flags.items() for x in kv), *switches]
+    assert cli_module.main(argv) == 0
+    (options,) = given
+    assert options == GradeOptions(
+        assignment=A,
+        submissions=tmp_path / "subs",
+        out=tmp_path / "o",
+        device="gpu",
+        jobs=3,
+        cpu_devices=2,
+        cell_seconds=1.5,
+        submission_seconds=9.0,
+        memory_mb=700,
+        processes=5,
+        seed=7,
+        scheduler="tcp://h:1",
+        cluster="local:2",
+        roster=tmp_path / "r.csv",
+        lms=["canvas", "moodle"],
+        lms_column="X",
+        quiet=True,
+        regrade=True,
+    )
+    assert cli_module.main(["grade", A, "subs", "--out", "o"]) == 0
+    defaults = {
+        f.name: f.default for f in fields(GradeOptions) if f.name not in ("assignment", "submissions", "out")
+    }
+    assert {name: getattr(given[1], name) for name in defaults} == defaults
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
@@ -672,14 +742,18 @@ def test_a_full_disk_while_writing_the_gradebook_keeps_the_previous_one(
         real_fsync(fd)
 
     monkeypatch.setattr(records.os, "fsync", fsync)
-    assert grade.main(assignment=A, submissions=subs, out=out, seed=SEED, jobs=1, quiet=True) == 1
+    assert (
+        grade.run(GradeOptions(assignment=A, submissions=subs, out=out, seed=SEED, jobs=1, quiet=True)) == 1
+    )
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"grading stopped: the disk that holds {out} is full"), line
     assert len(rows(out)) == 3  # the third gradebook, whole
     assert not list(out.glob("**/.*.tmp"))
 
     monkeypatch.setattr(records.os, "fsync", real_fsync)
-    assert grade.main(assignment=A, submissions=subs, out=out, seed=SEED, jobs=1, quiet=True) == 0
+    assert (
+        grade.run(GradeOptions(assignment=A, submissions=subs, out=out, seed=SEED, jobs=1, quiet=True)) == 0
+    )
     assert len(rows(out)) == 6
 
 
@@ -694,7 +768,7 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
     one submission's grading or recording is that row's `error`; the batch goes on, and ends
     saying so with exit status 1 (the grader failed), its causes in OUT/grader.log."""
     from autograder.grading import batch as grade
-    from autograder.grading import grader
+    from autograder.grading import grader, reference
     from autograder.grading.report import pages as report
     from autograder.sandbox.run import RunOutcome
 
@@ -714,8 +788,8 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
         return real_feedback(out, record, a)
 
     monkeypatch.setattr(grader.Grader, "_run", run)
-    monkeypatch.setattr(grader.Grader, "reference", lambda self: {})
-    monkeypatch.setattr(grader.Grader, "reference_stored", lambda self: True)
+    monkeypatch.setattr(reference.References, "outputs", lambda self: {})
+    monkeypatch.setattr(reference.References, "stored", lambda self: True)
     monkeypatch.setattr(grade, "start_zygote", lambda out: None)
     monkeypatch.setattr(report, "write_feedback", write_feedback)
     subs = tmp_path / "subs"
@@ -727,7 +801,9 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
     (subs / "dave.ipynb").write_text("{ not json")
     (subs / "erin.ipynb").write_text("{ not json either")
     out = tmp_path / "out"
-    assert grade.main(assignment=A, submissions=subs, out=out, seed=SEED, jobs=2, quiet=True) == 1
+    assert (
+        grade.run(GradeOptions(assignment=A, submissions=subs, out=out, seed=SEED, jobs=2, quiet=True)) == 1
+    )
     log = (out / "grader.log").read_text()
     assert all(f" {n}.ipynb: " in log for n in ("alice", "bob", "carol", "erin")) and "dave" not in log
     assert "SystemExit" in log and "Unforeseen" in log
@@ -755,7 +831,7 @@ def test_any_exception_while_grading_one_submission_is_that_rows_error(
 
 def test_the_instructors_ctrl_c_stops_the_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from autograder.grading import batch as grade
-    from autograder.grading import grader
+    from autograder.grading import grader, reference
 
     def run(self, cells, slot, probes, cache, *, writes=False):  # noqa: ANN001, ANN202
         os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends the grader's main thread
@@ -763,8 +839,8 @@ def test_the_instructors_ctrl_c_stops_the_batch(tmp_path: Path, monkeypatch: pyt
         raise RuntimeError("the sandbox was stopped")
 
     monkeypatch.setattr(grader.Grader, "_run", run)
-    monkeypatch.setattr(grader.Grader, "reference", lambda self: {})
-    monkeypatch.setattr(grader.Grader, "reference_stored", lambda self: True)
+    monkeypatch.setattr(reference.References, "outputs", lambda self: {})
+    monkeypatch.setattr(reference.References, "stored", lambda self: True)
     monkeypatch.setattr(grade, "start_zygote", lambda out: None)
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -777,7 +853,11 @@ def test_the_instructors_ctrl_c_stops_the_batch(tmp_path: Path, monkeypatch: pyt
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
-            grade.main(assignment=A, submissions=subs, out=tmp_path / "out", seed=SEED, jobs=1, quiet=True)
+            grade.run(
+                GradeOptions(
+                    assignment=A, submissions=subs, out=tmp_path / "out", seed=SEED, jobs=1, quiet=True
+                )
+            )
     finally:
         signal.signal(signal.SIGINT, before)
 

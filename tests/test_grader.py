@@ -19,6 +19,7 @@ import pytest
 
 from autograder.config import ROOT, Assignment, load_course
 from autograder.grading import batch
+from autograder.grading.options import GradeOptions
 from autograder.grading.sandboxes import REFERENCE_SLOT, STUB_SLOT, SandboxPool
 from autograder.sandbox.limits import SandboxLimits, sandbox_user
 from autograder.sandbox.run import run_sandboxed
@@ -43,8 +44,10 @@ def subs(tmp_path: Path) -> Path:
     return folder
 
 
-def grade(subs: Path, out: Path, **kw: Any) -> int:
-    return batch.main(assignment=A, submissions=subs, out=out, seed=SEED, quiet=True, summary=False, **kw)
+def grade(subs: Path, out: Path) -> int:
+    return batch.run(
+        GradeOptions(assignment=A, submissions=subs, out=out, seed=SEED, quiet=True, summary=False)
+    )
 
 
 def test_a_sandbox_that_fails_in_its_set_up_reports_why(tmp_path: Path) -> None:

@@ -310,7 +310,7 @@ def test_each_submission_gets_a_results_json_with_one_sentence(
 
     monkeypatch.setattr(grade, "run", fails)
     assert results(tmp_path / "broken")["output"] == gradescope.GRADER_FAILED
-    monkeypatch.setattr(grade, "main", lambda **kwargs: 1)
+    monkeypatch.setattr(grade, "run", lambda options: 1)  # grading failed: exit status 1
     assert results(tmp_path / "broken")["output"] == gradescope.GRADER_FAILED
 
 

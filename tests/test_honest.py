@@ -26,6 +26,7 @@ import pytest
 
 from autograder.config import load_course
 from autograder.grading import batch as grade
+from autograder.grading.options import GradeOptions
 from autograder.notebooks import defined_names
 from autograder.release.validate import graded_cells
 
@@ -1548,15 +1549,17 @@ def grade_batch(aid: str, tmp: Path) -> dict[str, dict]:
     out = tmp / "out"
     warnings = io.StringIO()  # why a batch failed, in the assertion
     with contextlib.redirect_stderr(warnings):
-        status = grade.main(
-            assignment=aid,
-            submissions=subs,
-            out=out,
-            jobs=2,
-            quiet=True,
-            summary=False,
-            course=course,
-            seed=SEED,
+        status = grade.run(
+            GradeOptions(
+                assignment=aid,
+                submissions=subs,
+                out=out,
+                jobs=2,
+                quiet=True,
+                summary=False,
+                course=course,
+                seed=SEED,
+            )
         )
     assert status == 0, f"grading {aid} failed: {warnings.getvalue()[-3000:]}"
     rows = [json.loads(p.read_text()) for p in (out / "results").glob("*.json")]

@@ -16,7 +16,15 @@ import numpy as np
 import pytest
 
 from autograder.grading.collect import Submission
-from autograder.grading.judge import MAX_SANDBOX_TEXT, SANDBOX_TEXT_BUDGET, Scoring, judge, make_record
+from autograder.grading.judge import (
+    MAX_SANDBOX_TEXT,
+    SANDBOX_TEXT_BUDGET,
+    Scoring,
+    error_record,
+    judge,
+    make_record,
+)
+from autograder.grading.records import grader_failed
 from autograder.probing import PlainArray, Probe, ProbeSet, decode_outputs, encode_outputs, judge_probe
 from autograder.sandbox.run import RunOutcome
 
@@ -145,6 +153,24 @@ def test_an_ungraded_row_lists_every_hidden_test_at_zero(status: str) -> None:
     r = make_record(SCORING, SUB, status, "why", {}, [])
     assert r.status == status and r.total == 0.0 and r.possible == 10.0
     assert [t["max_score"] for t in r.tests] == [2.0, 6.0, 0.0, 2.0]
+
+
+def test_an_error_row_says_the_grader_failed_and_keeps_the_cause_from_the_student() -> None:
+    """Every ``error`` row is made one way: nothing graded, one sentence that clears the student
+    (and says whether another try may succeed), the cause for the instructor's log only."""
+    r = error_record(
+        SCORING, SUB, grader_failed("The grader failed on this submission (OSError)"), fault="disk 3"
+    )
+    assert (r.status, r.total, r.questions, r.fault) == ("error", 0.0, {"q1": 0.0, "q2": 0.0}, "disk 3")
+    assert r.message == (
+        "The grader failed on this submission (OSError); it is not the student's fault, "
+        "and grading it again may succeed."
+    )
+    assert [t["max_score"] for t in r.tests] == [2.0, 6.0, 0.0, 2.0]
+    assert "disk 3" not in r.to_results()["output"] and r.to_results()["extra_data"]["fault"] == "disk 3"
+    once = grader_failed("The grader failed while judging (KeyError: 'x')", again=False)
+    assert once == "The grader failed while judging (KeyError: 'x'); it is not the student's fault."
+    assert error_record(SCORING, SUB, once).fault == ""
 
 
 # -------------------------------------------------------------------------------------------------

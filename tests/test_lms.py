@@ -37,6 +37,7 @@ from autograder.grading.lms.export import (
 from autograder.grading.lms.gradescope import with_submitters
 from autograder.grading.lms.layouts import owner_of
 from autograder.grading.lms.roster import identify, read_roster
+from autograder.grading.options import GradeOptions
 from autograder.grading.records import Record
 
 A = "01-broadcasting"
@@ -210,14 +211,16 @@ def graded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     out = tmp / "out"
     stdout, stderr = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = grade.main(
-            assignment=A,
-            submissions=subs,
-            out=out,
-            seed=SEED,
-            jobs=1,
-            roster=roster,
-            lms=list(SYSTEMS),
+        code = grade.run(
+            GradeOptions(
+                assignment=A,
+                submissions=subs,
+                out=out,
+                seed=SEED,
+                jobs=1,
+                roster=roster,
+                lms=list(SYSTEMS),
+            )
         )
     return {
         "layout": layout,

@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 from autograder.config import load_course
+from autograder.grading.options import GradeOptions
 from autograder.sandbox.limits import SandboxLimits
 from autograder.sandbox.run import MAX_RESULT_BYTES, RunOutcome
 
@@ -194,10 +195,18 @@ def test_a_lone_submission_runs_in_two_sandboxes_and_scores_as_in_one(
         lone.mkdir(parents=True)
         shutil.copy(notebooks / name, lone / name)
         runs.clear()
-        assert grade.main(assignment=A, submissions=lone, out=alone, jobs=2, seed=SEED, quiet=True) == 0
+        assert (
+            grade.run(GradeOptions(assignment=A, submissions=lone, out=alone, jobs=2, seed=SEED, quiet=True))
+            == 0
+        )
         sandboxes = [r for r in runs if r[0] > 0]  # not the reference's or the stub's own runs
         assert len(sandboxes) == 2 and len({slot for slot, _ in sandboxes}) == 2, runs
-        assert grade.main(assignment=A, submissions=lone, out=one_each, jobs=1, seed=SEED, quiet=True) == 0
+        assert (
+            grade.run(
+                GradeOptions(assignment=A, submissions=lone, out=one_each, jobs=1, seed=SEED, quiet=True)
+            )
+            == 0
+        )
         split, whole = records.read_records(alone)[name], records.read_records(one_each)[name]
         assert split == whole, (split.message, whole.message)
     crashed = records.read_records(tmp_path / "crashes_in_q5.ipynb" / "alone")["crashes_in_q5.ipynb"]

@@ -129,14 +129,14 @@ def test_a_change_to_the_code_that_runs_the_reference_makes_a_new_store(
     import shutil
 
     from autograder.config import load_course
-    from autograder.grading import grader
+    from autograder.grading import spec
 
     course = load_course()
     a = course.assignment("01-broadcasting")
-    before = grader.GradingSpec.for_course(course, a, seed=0).store_digests
+    before = spec.GradingSpec.for_course(course, a, seed=0).store_digests
     copy = tmp_path / "autograder"
-    shutil.copytree(grader.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(grader, "PACKAGE", copy)
-    assert grader.GradingSpec.for_course(course, a, seed=0).store_digests == before
+    shutil.copytree(spec.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(spec, "PACKAGE", copy)
+    assert spec.GradingSpec.for_course(course, a, seed=0).store_digests == before
     (copy / changed).write_text((copy / changed).read_text() + "\n# changed\n")
-    assert grader.GradingSpec.for_course(course, a, seed=0).store_digests != before
+    assert spec.GradingSpec.for_course(course, a, seed=0).store_digests != before

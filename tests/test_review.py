@@ -18,6 +18,7 @@ import pytest
 
 from autograder.config import ROOT
 from autograder.grading import batch
+from autograder.grading.options import GradeOptions
 from autograder.grading.reading import read_bounded
 from autograder.probing import SourceFunction
 
@@ -50,7 +51,9 @@ def cli(*argv: str) -> subprocess.CompletedProcess[str]:
 
 def test_hold_decide_and_regrade(subs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    status = batch.main(assignment=A, submissions=subs, out=out, seed=SEED, quiet=True, lms=["moodle"])
+    status = batch.run(
+        GradeOptions(assignment=A, submissions=subs, out=out, seed=SEED, quiet=True, lms=["moodle"])
+    )
     assert status == 0
     got = rows(out)
     assert got["honest.ipynb"]["review"] == "" and got["honest.ipynb"]["total"] == "100"
@@ -83,7 +86,10 @@ def test_hold_decide_and_regrade(subs: Path, tmp_path: Path, capsys: pytest.Capt
     assert pair in report  # review has no submission in hand: the similarity stage's stored result
 
     # Graded again (here by --regrade), the decision recorded for these bytes still stands.
-    assert batch.main(assignment=A, submissions=subs, out=out, seed=SEED, quiet=True, regrade=True) == 0
+    assert (
+        batch.run(GradeOptions(assignment=A, submissions=subs, out=out, seed=SEED, quiet=True, regrade=True))
+        == 0
+    )
     assert rows(out)["held.ipynb"]["total"] == "100"
     cli("review", str(out), "held.ipynb", "q8", "broken")
     assert rows(out)["held.ipynb"]["total"] == "93"

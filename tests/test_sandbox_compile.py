@@ -29,8 +29,8 @@ def test_a_cpu_sandbox_compiles_with_the_jobs_xla_flags(tmp_path: Path) -> None:
     assert outcome.ended == "ok" and not outcome.cell_errors, (outcome.ended, outcome.cell_errors)
     mine = Grader.for_course(course, a, tmp_path, seed=0)
     other = Grader.for_course(course, a, tmp_path, seed=0, cpu_devices=mine.job["cpu_devices"] + 1)
-    assert other.job != mine.job and other.store_digests != mine.store_digests
-    assert Grader.for_course(course, a, tmp_path, seed=0).store_digests == mine.store_digests
+    assert other.job != mine.job and other.spec.store_digests != mine.spec.store_digests
+    assert Grader.for_course(course, a, tmp_path, seed=0).spec.store_digests == mine.spec.store_digests
 
 
 def test_flags_xla_may_drop_are_used_only_on_the_jaxlib_they_were_checked_on(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 # Light imports only: the grader's own (nbformat, NumPy, JAX: ~1.5 s) come in main, once the
 # zygote has started importing beside them.
-from ..errors import UsageError, noting_interrupts, stops_the_batch
+from ..errors import GradingFailed, UsageError, noting_interrupts, stops_the_batch
 from ..sandbox.zygote import Zygote, start_zygote
 from .options import GradeOptions, shown
 from .records import (
@@ -32,6 +32,7 @@ from .records import (
     atomic_write,
     batch_seed,
     disk_full,
+    grader_failed,
     read_record,
     read_records,
     still_good,
@@ -44,12 +45,6 @@ if TYPE_CHECKING:
     from ..config import Assignment
     from .collect import Submission
     from .grader import Grader
-
-
-def main(**given: Any) -> int:
-    """:func:`run` with :class:`~.options.GradeOptions` made of ``given`` (a test's or a script's
-    keywords; the command line and the package's own callers build the options, typed)."""
-    return run(GradeOptions(**given))
 
 
 def run(options: GradeOptions) -> int:
@@ -142,12 +137,13 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
         if gpu_count() == 0:
             raise UsageError("--device gpu: JAX finds no GPU on this machine (install requirements/gpu.txt)")
     from .collect import collect
-    from .grader import Grader, GradingFailed, GradingSpec
+    from .grader import Grader
     from .parts import parts_for
     from .report.console import Console, plural, summary_text
     from .report.pages import write_feedback, write_report
     from .review import apply_decisions, read_decisions
     from .similarity import compare_class
+    from .spec import GradingSpec
 
     subs, skipped = collect(submissions, a, course)
     questions = list(a.questions)
@@ -247,12 +243,12 @@ def _grade(options: GradeOptions, *, early: Zygote | None, workers: int | None) 
                 # While the sandboxes run: the report's plotting library (~0.5 s on one core).
                 # Only now, once the grader's own JAX import is over: see import_plotting_library.
                 threading.Thread(target=import_plotting_library, daemon=True).start()
-                if not grader.reference_stored():
+                if not grader.references.stored():
                     console.say(
                         f"running the reference solution of {a.id} on this batch's hidden inputs "
                         "(once per batch seed) ..."
                     )
-                grader.reference()
+                grader.references.outputs()
             progress = stack.enter_context(contextlib.closing(console.progress(len(todo))))
             if options.on_cluster:
                 from .backends.dask_cluster import cluster_records
@@ -355,16 +351,12 @@ def _recorded(out: Path, record: Record, a: Assignment, grader: Grader, sub: Sub
         if stops_the_batch(e) or disk_full(e):
             raise
         why = type(e).__name__
-    from .judge import make_record
+    from .judge import error_record
 
-    failed = make_record(
+    failed = error_record(
         grader.scoring,
         sub,
-        "error",
-        f"The grader failed while writing this submission's results ({why}); it is not the "
-        "student's fault, and grading it again may succeed.",
-        {},
-        [],
+        grader_failed(f"The grader failed while writing this submission's results ({why})"),
     )
     failed = replace(failed, student=sub.student, student_name=sub.student_name)
     _guarded(_write_record, out, failed, a)

@@ -24,7 +24,7 @@ from ..probing.judges import LOOPS, UNTRACED
 from ..sandbox.run import Ended, RunOutcome
 from .collect import Submission
 from .mistakes import as_feedback, diagnose
-from .records import Record, Status
+from .records import Record, Status, grader_failed
 
 
 @dataclass(frozen=True)
@@ -99,17 +99,13 @@ def judge(
     if outcome.ended == "fault":
         # The sandbox failed before the first cell: nothing of the student's ran. The cause is
         # the instructor's to read (OUT/grader.log), not the student's.
-        record = make_record(
+        return error_record(
             scoring,
             sub,
-            "error",
-            "The grader could not start this submission's sandbox; it is not the student's fault, "
-            "and grading it again may succeed.",
-            {},
-            [],
-            notes,
+            grader_failed("The grader could not start this submission's sandbox"),
+            fault=outcome.detail or "the sandbox failed before the first cell",
+            notes=notes,
         )
-        return replace(record, fault=outcome.detail or "the sandbox failed before the first cell")
     if outcome.tampered:
         evidence = shorten("; ".join(outcome.tampered[:3]), 300)
         return make_record(
@@ -315,6 +311,15 @@ def make_record(
         [shorten(n, 300) for n in [*(notes or sub.notes), *scoring.notes]][:20],
         scoring.seed,
     )
+
+
+def error_record(
+    scoring: Scoring, sub: Submission, message: str, *, fault: str = "", notes: list[str] | None = None
+) -> Record:
+    """The ``error`` row of ``sub``: the grader failed on it (never the student's doing), so no
+    question is graded. ``message`` (:func:`.records.grader_failed`) is what the student reads;
+    ``fault``, the cause, only the instructor (``OUT/grader.log``)."""
+    return replace(make_record(scoring, sub, "error", message, {}, [], notes), fault=fault)
 
 
 # -------------------------------------------------------------------------------------------------

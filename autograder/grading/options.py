@@ -1,6 +1,6 @@
 """What ``grade`` is asked to do, as one typed value checked once: the command line, ``validate``,
-the Gradescope runtime and tests all build a :class:`GradeOptions` (through
-:func:`autograder.grading.batch.main`'s keywords), and the batch reads nothing else."""
+the Gradescope runtime, the bench scripts and tests all build a :class:`GradeOptions` and hand it
+to :func:`autograder.grading.batch.run`, which reads nothing else."""
 
 from __future__ import annotations
 

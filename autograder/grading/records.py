@@ -53,7 +53,7 @@ class Record:
     download names (:mod:`autograder.grading.lms`), else empty"""
     graded_with: str = ""
     """the digest of what graded it (hidden tests, reference, grader code, environment:
-    :attr:`autograder.grading.grader.GradingSpec.graded_with`); a row graded with other ones is
+    :attr:`autograder.grading.spec.GradingSpec.graded_with`); a row graded with other ones is
     stale, and the next run into its folder grades it again"""
     fault: str = ""
     """for an ``error`` row: the grader's own failure, as the instructor's log shows it
@@ -127,6 +127,15 @@ class Record:
             str(x.get("student_name") or ""),
             {str(q): dict(d) for q, d in (x.get("diagnosis") or {}).items()},
         )
+
+
+def grader_failed(what: str, *, again: bool = True) -> str:
+    """The message of a row the grader failed on (status ``error``): ``what`` failed, then that
+    it is not the student's fault and, where a second try may go otherwise (``again``), that
+    grading it again may succeed. The cause itself goes to the row's ``fault``, never here."""
+    return f"{what}; it is not the student's fault" + (
+        ", and grading it again may succeed." if again else "."
+    )
 
 
 def fault_text(e: BaseException) -> str:

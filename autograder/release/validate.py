@@ -32,8 +32,9 @@ import nbformat
 
 from .. import master_format
 from ..config import Assignment, Course, load_course
-from ..grading import batch as grade
+from ..grading import batch
 from ..grading.mistakes import statement, text_problems
+from ..grading.options import GradeOptions
 from ..grading.records import Record, read_records
 from ..notebooks import (
     code_cells,
@@ -348,19 +349,21 @@ def validate_assignment(
                 stem = r.submission.removeprefix("mutant-").removesuffix(".ipynb")
                 say(f"known-wrong {stem}: {verdict} ({q} {kept:g}/{a.points[q]:g})")
 
-        status = grade.main(
-            assignment=a.id,
-            submissions=subs,
-            out=out,
-            device=device,
-            jobs=jobs,
-            quiet=quiet,
-            summary=False,  # validate prints its own table
-            cpu_devices=cpu_devices,
-            course=course,
-            only={name: (q,) for name, q in mutants.items()},
-            on_record=graded,
-            diagnose=diagnose,
+        status = batch.run(
+            GradeOptions(
+                assignment=a.id,
+                submissions=subs,
+                out=out,
+                device=device,
+                jobs=jobs,
+                quiet=quiet,
+                summary=False,  # validate prints its own table
+                cpu_devices=cpu_devices,
+                course=course,
+                only={name: (q,) for name, q in mutants.items()},
+                on_record=graded,
+                diagnose=diagnose,
+            )
         )
         if status != 0:
             checks = [*checks, Check(a.id, "grading ran", False, f"grade exited with {status}")]

@@ -32,7 +32,9 @@ Rules each hop keeps:
 - **child** — confined before the first student byte runs; hidden tests enter only after the
   last cell, without the batch's seed; between steps it checks its own code and the libraries'
   (integrity.py: a snapshot taken before student code, compared by identity with tools read by
-  position from the snapshot, never from a global) and reports what changed.
+  position from the snapshot, never from a global) and reports what changed. The checks run as
+  new functions made from code objects bound before student code, with a tuple bound then as
+  their only input (child.py's `_execute` says why that holds).
 - **parts** (grading/parts.py) — a lone submission may run in two children at once; the merge
   gives the outcome one child would have given.
 

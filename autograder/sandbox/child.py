@@ -21,7 +21,7 @@ import json
 import os
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -186,10 +186,16 @@ def _SEND_RAW(conn: Connection, message: dict[str, Any]) -> None:  # noqa: N802 
     conn.send_bytes(_dumps(message).encode())
 
 
-def _intact(watch: tuple[Any, ...]) -> bool:
-    """The sandbox's own code is as it was; if not, say so and stop. It reads no global name:
-    everything comes in ``watch``, a tuple bound before student code ran."""
-    conn, guarded, unguarded, unguarded_code, gettrace, getprofile, raw, leave = watch
+def _checks(root: tuple[Any, ...], against: integrity.Snapshot | None) -> None:
+    """The checks between two steps of student code: the sandbox's own code is as it was and
+    nothing traces it (if not, say so and stop), then, with ``against``, what student code
+    replaced in the libraries since that snapshot (reported and put back by ``check``).
+
+    Run only as ``fresh(checks_code, {})(root, against)`` (see :func:`_execute`): a new function
+    made from this code object as it was before student code ran, so replacing
+    ``_checks.__code__`` changes nothing that runs. It reads no global name and holds no
+    closure: everything comes in ``root``, a tuple bound before student code ran."""
+    conn, guarded, unguarded, unguarded_code, gettrace, getprofile, raw, leave, check = root
     if unguarded.__code__ is not unguarded_code:
         found = ["replaced the code of the grader's integrity check"]
     else:
@@ -201,7 +207,8 @@ def _intact(watch: tuple[Any, ...]) -> bool:
             raw(conn, {"event": "tampered", "evidence": found[:5]})
         finally:
             leave(0)
-    return True
+    if against is not None:
+        check(against, conn)
 
 
 def _run(conn: Connection, request: dict[str, Any]) -> None:
@@ -273,7 +280,23 @@ def _set_up(conn: Connection, request: dict[str, Any]) -> tuple[dict[str, Any], 
 
 
 def _execute(conn: Connection, job: dict[str, Any], abi: int, missing: list[str]) -> None:
-    """The cells, then the probes the grader asks for: from here on, student code runs."""
+    """From here on, student code runs: the checks are made ready, then the cells
+    (:func:`_cells`), then the probes the grader asks for (:func:`_probes`).
+
+    Why splitting the phases keeps the checks as safe as one frame did. Student code can
+    replace what it can reach: a module's names (this module's too), a function's ``__code__``,
+    a closure's variables (through the garbage collector). It cannot change a code object, a
+    tuple, a built-in type, or the fast locals of a running frame (``f_locals`` is a copy on
+    Python 3.11; a trace function, which could write it back, is evidence at every check). So
+    everything the checks use is bound here before the first cell: the tuple ``root`` and the
+    code objects of :func:`_checks` and :func:`_probes`, handed to each phase as arguments, the
+    fast locals of its frame. Every check runs as a new function made from ``_checks``'s code
+    (``fresh(checks_code, {})``), so no function object decides what runs; ``check`` and
+    ``report_added``, closures of this frame, are guarded (:func:`.integrity.guard`), so their
+    new code or a rebound variable is evidence. :func:`_cells` starts before any student code,
+    so it runs as written; the probes start after, so :func:`_probes` runs from its code
+    captured here, in this module's namespace, which the check after the last cell has just
+    put back as it was."""
     snap = integrity.snapshot()
     channel = integrity.snapshot(integrity.CHANNEL_MODULES, ("autograder",))
     library = integrity.names()
@@ -313,18 +336,48 @@ def _execute(conn: Connection, job: dict[str, Any], abi: int, missing: list[str]
         report_added,
     )
     unguarded = integrity.unguarded
-    # The root of the checks: a tuple and fast locals of this frame, which student code cannot
-    # rebind (a closure's cells it can, through the garbage collector). _intact's code is
-    # compared here before each call, and _intact compares unguarded's before calling it.
-    raw, leave = _SEND_RAW, os._exit
-    watch = (conn, guarded, unguarded, unguarded.__code__, sys.gettrace, sys.getprofile, raw, leave)
-    intact, intact_code = _intact, _intact.__code__
-    root_tampered = {"event": "tampered", "evidence": ["replaced the code of the grader's integrity check"]}
+    # The root of the checks (see the docstring): _checks unpacks it in this order.
+    root = (
+        conn,
+        guarded,
+        unguarded,
+        unguarded.__code__,
+        sys.gettrace,
+        sys.getprofile,
+        _SEND_RAW,
+        os._exit,
+        check,
+    )
+    fresh, checks_code, probes_code, here = types.FunctionType, _checks.__code__, _probes.__code__, globals()
 
     send(conn, {"event": "ready", "landlock": abi, "missing": missing})
-
     env = new_namespace()
-    for i, source in enumerate(job["cells"]):
+    if not _cells(conn, job["cells"], env, send, fresh, checks_code, root, channel):
+        return
+    fresh(checks_code, {})(root, snap)
+    counts = report_added(())
+    send(conn, {"event": "executed"})
+    fresh(probes_code, here)(
+        conn, env, (send, recv, loads, copy, first, report_added), counts, fresh, checks_code, root, snap
+    )
+    report_added(())
+    send(conn, {"event": "done"})
+
+
+def _cells(
+    conn: Connection,
+    cells: list[str],
+    env: dict[str, Any],
+    send: Callable[..., None],
+    fresh: type[types.FunctionType],
+    checks_code: types.CodeType,
+    root: tuple[Any, ...],
+    channel: integrity.Snapshot,
+) -> bool:
+    """Run the notebook's ``cells`` in ``env``, each followed by the checks of the channel's
+    modules (see :func:`_execute` for why they hold). False when a cell ended the notebook
+    (``sys.exit``): no probe runs then."""
+    for i, source in enumerate(cells):
         send(conn, {"event": "cell", "index": i})
         try:
             code = compile_cell(source, i)
@@ -334,22 +387,32 @@ def _execute(conn: Connection, job: dict[str, Any], abi: int, missing: list[str]
         except SystemExit as e:
             if os.getpid() != _MAIN_PID:
                 os._exit(0)
-            intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
-            intact(watch)
+            fresh(checks_code, {})(root, None)
             send(conn, {"event": "exit", "index": i, "code": str(e.code)[:50]})
-            return
+            return False
         except BaseException as e:  # noqa: BLE001
             if os.getpid() != _MAIN_PID:
                 os._exit(0)
-            intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
-            intact(watch) and check(channel, conn)
+            fresh(checks_code, {})(root, channel)
             send(conn, {"event": "cell_error", "index": i, "error": describe_exception(e)})
-        intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
-        intact(watch) and check(channel, conn)
-    intact(watch) and check(snap, conn)
-    counts = report_added(())
-    send(conn, {"event": "executed"})
+        fresh(checks_code, {})(root, channel)
+    return True
 
+
+def _probes(
+    conn: Connection,
+    env: dict[str, Any],
+    bound: tuple[Any, ...],
+    counts: tuple[int, ...],
+    fresh: type[types.FunctionType],
+    checks_code: types.CodeType,
+    root: tuple[Any, ...],
+    snap: integrity.Snapshot,
+) -> None:
+    """Load the hidden tests, then run each probe the grader asks for on the notebook's
+    ``env``, each followed by the whole check (see :func:`_execute` for why it holds).
+    ``bound``: what :func:`_execute` bound before student code ran."""
+    send, recv, loads, copy, first, report_added = bound
     # Only now do the hidden tests enter this process; never the batch's seed, only each
     # probe's own, with the request that runs it.
     spec = loads(recv(MAX_FRAME))
@@ -368,8 +431,7 @@ def _execute(conn: Connection, job: dict[str, Any], abi: int, missing: list[str]
         pid, nonce = str(req["run"]), str(req["nonce"])
         probe, body, code = first((p, b, c) for i, p, b, c in probes if i == pid)
         result = run_probe(copy(probe, body=body), env, int(req["seed"]))
-        intact.__code__ is intact_code or (raw(conn, root_tampered), leave(0))
-        intact(watch) and check(snap, conn)
+        fresh(checks_code, {})(root, snap)
         counts = report_added(counts)
         changed = [name for name, value in module_items if module.__dict__.get(name) is not value]
         swapped = [i for i, p, b, c in probes if p.body is not b or b.__code__ is not c]
@@ -382,5 +444,3 @@ def _execute(conn: Connection, job: dict[str, Any], abi: int, missing: list[str]
             send(conn, {**message, "blobs": list(blobs)}, blobs)
         else:
             send(conn, {"event": "result", "id": pid, "nonce": nonce, "ok": False, "error": result["error"]})
-    report_added(())
-    send(conn, {"event": "done"})

@@ -50,14 +50,15 @@ from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_wo
 from distributed.scheduler import KilledWorker
 
 from ...config import ROOT
+from ...errors import GradingFailed
 from ...probing import shorten
 from ...sandbox import landlock
 from ...sandbox.run import remove_tree
 from ...sandbox.zygote import Zygote
 from ..collect import Submission
-from ..grader import Grader, GradingFailed
-from ..judge import make_record
-from ..records import Record
+from ..grader import Grader
+from ..judge import error_record, make_record
+from ..records import Record, grader_failed
 from ..report.console import Console
 
 #: On a LocalCluster: a submission whose worker died this many times plus one is ``crashed``.
@@ -167,7 +168,7 @@ class CourseBuild(WorkerPlugin):
                 jobs=worker.state.nthreads,
                 shared_zygote=zygote,
             )
-            grader.warm()
+            grader.references.warm()
             self.grader = grader
         except Exception as e:
             self.failure = shorten(f"{type(e).__name__}: {e}", 300)
@@ -284,14 +285,13 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
     except Exception as e:  # noqa: BLE001 - sorted below: the task's own failure or the cluster's
         if fut.status != "error":  # cancelled, or its result unreachable: the scheduler is gone
             raise _SchedulerLost from e
-        return make_record(
+        return error_record(
             grader.scoring,
             sub,
-            "error",
-            f"The grader failed on this submission on a Dask worker ({type(e).__name__}: "
-            f"{shorten(str(e), 160)}); it is not the student's fault, and grading it again may succeed.",
-            {},
-            [],
+            grader_failed(
+                f"The grader failed on this submission on a Dask worker ({type(e).__name__}: "
+                f"{shorten(str(e), 160)})"
+            ),
         )
     try:
         record = Record.from_results(data)
@@ -302,14 +302,10 @@ def _record(grader: Grader, sub: Submission, fut: Any) -> Record:
     except (KeyError, TypeError, ValueError, AttributeError):
         ok = False
     if not ok:
-        return make_record(
+        return error_record(
             grader.scoring,
             sub,
-            "error",
-            "A Dask worker returned a record that is not this submission's; it is not the "
-            "student's fault, and grading it again may succeed.",
-            {},
-            [],
+            grader_failed("A Dask worker returned a record that is not this submission's"),
         )
     return record
 
