@@ -128,12 +128,14 @@ def test_no_import_circle_in_the_grader_package() -> None:
 
 
 #: Pipeline modules tested under another name: the command a user runs (batch: `grade`), a child
-#: process tested through its client (the reader), a helper of one stage tested with it.
+#: process tested through its client (the reader), a helper of one stage tested with it (the
+#: download layouts with the LMS round trip).
 TESTED_AS = {
     "batch": "test_grade_cli.py",
     "backends.dask_cluster": "test_dask_cluster.py",
     "reader_process": "test_reading.py",
     "cache_folder": "test_reference.py",
+    "downloads": "test_lms.py",
 }
 
 

@@ -24,6 +24,7 @@ import pytest
 
 from autograder.config import ROOT, load_course
 from autograder.grading.collect import collect
+from autograder.grading.downloads import owner_of
 from autograder.grading.lms.export import (
     BLACKBOARD_COLUMNS,
     BRIGHTSPACE_COLUMNS,
@@ -35,7 +36,6 @@ from autograder.grading.lms.export import (
     one_per_student,
 )
 from autograder.grading.lms.gradescope import with_submitters
-from autograder.grading.lms.layouts import owner_of
 from autograder.grading.lms.roster import identify, read_roster
 from autograder.grading.options import GradeOptions
 from autograder.grading.records import Record

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Assignment, Course, Uploads
 from ..errors import NotebookError, UsageError, stops_the_batch
 from ..notebooks import code_cells, defined_names, parse_notebook
-from . import reading
-from .lms import layouts
+from . import downloads, reading
 
 if TYPE_CHECKING:
     import nbformat
@@ -128,7 +127,7 @@ def collect(path: Path, assignment: Assignment, course: Course) -> tuple[list[Su
         subs, skipped = [], []
         for entry in sorted(os.listdir(path)):
             name = display_name(entry)
-            if layouts.is_junk(entry):  # __MACOSX, ._* and dot-files: an archiver's, never a student's
+            if downloads.is_junk(entry):  # __MACOSX, ._* and dot-files: an archiver's, never a student's
                 skipped.append(name)
             elif entry.lower().endswith((".ipynb", ".zip")):
                 subs.append(reader.guarded(name, reader.from_entry, path / entry, name))
@@ -205,24 +204,24 @@ class _Reader:
     def student_folder(self, path: Path, entry: str) -> bool:
         """Whether the folder ``path`` (not a link) is one student's submission: Moodle's folder
         of a student's uploaded files, or any folder holding a notebook or zip that is not
-        itself a download of many students (:func:`layouts.looks_like_a_download`)."""
+        itself a download of many students (:func:`downloads.looks_like_a_download`)."""
         try:
             if not stat.S_ISDIR(path.lstat().st_mode):
                 return False
         except OSError:
             return False
-        if layouts.submission_folder(entry) is not None:  # Moodle's, Brightspace's, Gradescope's
-            return layouts.files_folder(entry)  # Moodle's onlinetext, comments: no notebook there
+        if downloads.submission_folder(entry) is not None:  # Moodle's, Brightspace's, Gradescope's
+            return downloads.files_folder(entry)  # Moodle's onlinetext, comments: no notebook there
         files, folders = _walk(path)
         top = [f for f in files if "/" not in f] + folders
-        holds = any(f.lower().endswith(layouts.SUBMISSION_SUFFIXES) for f in files)
-        return holds and not layouts.looks_like_a_download(top)
+        holds = any(f.lower().endswith(downloads.SUBMISSION_SUFFIXES) for f in files)
+        return holds and not downloads.looks_like_a_download(top)
 
     def from_student_folder(self, path: Path, name: str) -> Submission:
         """One student's folder (Moodle's ``Alice Smith_111_assignsubmission_file_/``): one row
-        named by the folder, graded on its notebook (:func:`layouts.pick_notebook`)."""
+        named by the folder, graded on its notebook (:func:`downloads.pick_notebook`)."""
         files, _ = _walk(path)
-        chosen, problem = layouts.pick_notebook(files, self.assignment.notebook)
+        chosen, problem = downloads.pick_notebook(files, self.assignment.notebook)
         if chosen is None:
             return self.invalid(name, problem or "holds no notebook (.ipynb) or zip")
         sub = self.from_entry(path / chosen, f"{name}/{chosen}")
@@ -330,7 +329,7 @@ class _Reader:
             base = PurePosixPath(member).name
             if base == ".OTTER_LOG":
                 notes.append("ignored .OTTER_LOG (never unpickled)")
-            junk = layouts.junk_path(member) is not None  # __MACOSX, ._*: never the student's
+            junk = downloads.junk_path(member) is not None  # __MACOSX, ._*: never the student's
             if info.is_dir() or not member.lower().endswith(".ipynb") or junk:
                 continue
             if _unsafe(member):
@@ -368,16 +367,16 @@ class _Reader:
         for info in zf.infolist():
             member = info.filename
             name = display_name(member)
-            junk = layouts.junk_path(member)
+            junk = downloads.junk_path(member)
             if junk is not None:  # __MACOSX, ._* and dot-files: an archiver's, never a student's
                 if display_name(junk) not in skipped:
                     skipped.append(display_name(junk))
                 continue
             if info.is_dir():
                 continue
-            folder = layouts.moodle_prefix(member)
+            folder = downloads.moodle_prefix(member)
             if folder is not None and not _unsafe(member):
-                if layouts.files_folder(PurePosixPath(folder).name):
+                if downloads.files_folder(PurePosixPath(folder).name):
                     moodle.setdefault(folder, []).append(info)
                 else:
                     skipped.append(name)
@@ -407,7 +406,7 @@ class _Reader:
     ) -> Submission:
         """Moodle's per-student folder inside a batch zip: as :meth:`from_student_folder`."""
         by_path = {info.filename[len(folder) + 1 :]: info for info in infos}
-        chosen, problem = layouts.pick_notebook(list(by_path), self.assignment.notebook)
+        chosen, problem = downloads.pick_notebook(list(by_path), self.assignment.notebook)
         if chosen is None:
             return self.invalid(name, problem or "holds no notebook (.ipynb) or zip")
         content = self._read_member(zf, by_path[chosen])
@@ -494,7 +493,7 @@ FOLDER_MAX_ENTRIES = 2_000
 def _walk(folder: Path) -> tuple[list[str], list[str]]:
     """``(files, folders)`` of ``folder``: the relative ``/``-separated paths of its regular
     files at any depth (to :data:`FOLDER_MAX_DEPTH`; links are never followed, junk is left out:
-    :func:`layouts.is_junk`), and the names of its own subfolders."""
+    :func:`downloads.is_junk`), and the names of its own subfolders."""
     files: list[str] = []
     folders: list[str] = []
     stack: list[tuple[Path, str, int]] = [(folder, "", 0)]
@@ -509,7 +508,7 @@ def _walk(folder: Path) -> tuple[list[str], list[str]]:
             seen += 1
             if seen > FOLDER_MAX_ENTRIES:
                 return sorted(files), folders
-            if layouts.is_junk(entry):
+            if downloads.is_junk(entry):
                 continue
             try:
                 mode = (here / entry).lstat().st_mode

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from .lms.layouts import marked_late_by
+from .downloads import marked_late_by
 
 if TYPE_CHECKING:
     from .collect import Submission
@@ -202,7 +202,7 @@ def write_gradebook(path: Path, records: list[Record], questions: list[str]) -> 
     and ``name`` (the student's name, where known),
     ``review`` (the questions held for the instructor's review and not yet decided) and ``late``
     (``late`` where the LMS's download marks the submission late:
-    :func:`autograder.grading.lms.layouts.marked_late_by`)."""
+    :func:`autograder.grading.downloads.marked_late_by`)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(

@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...errors import UsageError
+from ..downloads import owner_of
 from ..records import Record, atomic_write, csv_text, format_points
-from .layouts import owner_of
 from .roster import Roster, Student, missing
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ beside them, ``submission_metadata.yml``: each folder's name mapped to its ``:su
 list: a group submission has several), each with ``:name:``, ``:sid:`` and ``:email:``, as
 Gradescope's roster has them; otter-grader's own Gradescope parser reads the same keys. The file
 is Gradescope's, not a student's: the export's folder names are matched to it exactly
-(:data:`autograder.grading.lms.layouts.GRADESCOPE_FOLDER`), and nothing in it is run. Ruby's own
+(:data:`autograder.grading.downloads.GRADESCOPE_FOLDER`), and nothing in it is run. Ruby's own
 tags (``!ruby/object:BigDecimal`` scores) are read as plain values.
 """
 
@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .layouts import GRADESCOPE_FOLDER, is_junk
+from ..downloads import GRADESCOPE_FOLDER, is_junk
 from .roster import Roster, Student
 
 METADATA = "submission_metadata.yml"

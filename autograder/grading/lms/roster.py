@@ -1,5 +1,5 @@
 """The instructor's roster (``grade --roster CSV``): which student each submission is from, and
-who submitted nothing. What a download's names say is :mod:`autograder.grading.lms.layouts`'s.
+who submitted nothing. What a download's names say is :mod:`autograder.grading.downloads`'s.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ...errors import UsageError
+from ..downloads import SUBMISSION_SUFFIXES, owner_of
 from ..records import Record, atomic_write
-from .layouts import SUBMISSION_SUFFIXES, owner_of
 
 if TYPE_CHECKING:
     from ..collect import Submission

@@ -32,7 +32,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from ...config import Assignment
-from ..lms.layouts import marked_late_by
+from ..downloads import marked_late_by
 from ..records import atomic_write
 
 if TYPE_CHECKING:
