@@ -77,7 +77,12 @@ GROUPED_MODULES = {
 }
 ASSIGNMENT_IDS = {a.id for a in load_course().assignments}
 #: The modules of the course tier (`make test-course`).
-COURSE_TIER = {"test_course.py", "test_honest.py", "test_adversarial.py"}
+COURSE_TIER = {"test_course.py", "test_honest.py", "test_adversarial.py", "test_traced_rules.py"}
+#: Single tests of the course tier elsewhere: the student release's notebooks run whole.
+COURSE_TESTS = {
+    "test_public_checks_pass_on_the_reference_and_name_the_stub",
+    "test_the_notebook_alone_runs_in_a_fresh_venv_from_student_requirements",
+}
 
 
 def group_of(nodeid: str) -> str | None:
@@ -97,12 +102,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # the groups and single tests priced above.
     # The course tier (`make test-course`, `-m course`): every assignment validated whole, its
     # Gradescope zip run, 05-pmap on one and two devices (test_course.py), and the corpora graded
-    # by the real grader, the honest notebooks and the attacks (test_honest.py,
-    # test_adversarial.py). `make test` leaves it out and CI runs it after `make test` (.ci/run).
+    # by the real grader, the honest notebooks, the attacks and the traced-rule bypasses
+    # (test_honest.py, test_adversarial.py, test_traced_rules.py), and each student notebook run
+    # whole in a kernel (COURSE_TESTS). `make test` leaves it out; CI runs it after (.ci/run).
     for item in items:
         if group_of(item.nodeid) in GROUP_SECONDS or getattr(item, "originalname", item.name) in TEST_SECONDS:
             item.add_marker(pytest.mark.grades)
-        if item.nodeid.partition("::")[0].rpartition("/")[2] in COURSE_TIER:
+        in_tier = item.nodeid.partition("::")[0].rpartition("/")[2] in COURSE_TIER
+        if in_tier or getattr(item, "originalname", item.name) in COURSE_TESTS:
             item.add_marker(pytest.mark.course)
 
     def cost(item: pytest.Item) -> int:
