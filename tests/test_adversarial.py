@@ -635,7 +635,9 @@ ATTACKS: dict[str, tuple[str, str | tuple[str, ...], str]] = {
         "        pad = pad + 0\n"
         "    res = jnp.stack(outs).reshape(jnp.shape(idx)) if outs else jnp.zeros(jnp.shape(idx), x.dtype)\n"
         "    return (res + pad).astype(x.dtype)",
-        "graded",
+        # Its traced program is thousands of operations, which q9's value probes evaluate as
+        # traced: on a loaded machine it may run out of time, which costs only its own points.
+        ("graded", "timeout"),
         "q9-lost",
     ),
     # q9's values are taken from the program JAX traces, as its loop rule is: an answer that is
