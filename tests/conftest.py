@@ -62,6 +62,13 @@ TEST_SECONDS = {
     "test_a_grader_fault_is_an_error_row_logged_and_retried": 20,
     "test_changed_hidden_tests_regrade_the_rows_they_graded": 20,
     "test_public_checks_pass_on_the_reference_and_name_the_stub": 15,
+    # Each grades a batch or times a judge under load: make test, not the fast tier.
+    "test_the_examples_feedback_names_no_internal_output": 30,
+    "test_a_lone_submission_runs_in_two_sandboxes_and_scores_as_in_one": 20,
+    "test_sources_are_read_safely_from_several_threads": 15,
+    "test_hold_decide_and_regrade": 15,
+    "test_04_jit_benchmark_judges_hold_under_any_load": 12,
+    "test_04_jit_benchmark_judges_fail_nan_and_constants_that_time_nothing": 6,
 }
 # Modules whose tests share module-scoped fixtures. In test_course, the tests parametrized by
 # an assignment id share that assignment's `validated` fixture.
