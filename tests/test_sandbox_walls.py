@@ -459,7 +459,10 @@ def _reachable_python_shell(work: Path) -> str:
     """Shell lines (run as root in a private mount namespace) that make this Python reachable to
     another user where it lives under a folder others cannot enter (a pyenv under /root)."""
     lines = []
-    needed = sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()})
+    # The interpreter, its environment and the checkout (an editable install imports from it);
+    # a path inside another of them is reachable once that one is.
+    wanted = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT.resolve()}
+    needed = sorted(p for p in wanted if not any(o != p and o in p.parents for o in wanted))
     for i, p in enumerate(needed):
         blocked = next((a for a in reversed(p.parents) if a != Path("/") and not _others_can_enter(a)), None)
         if blocked is None:
